@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Per-network-namespace state: net.rcvfix.enable (a sysctl in every
+ * namespace, 0 or 1, writable with CAP_NET_ADMIN over the namespace), the
+ * default_enable module parameter new namespaces start from, the counters,
+ * and /proc/net/rcvfix that shows them with the module's strategy.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/capability.h>
+#include <linux/module.h>
+#include <linux/proc_fs.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/sysctl.h>
+#include <net/netns/generic.h>
+
+#include "netns.h"
+#include "rcvbuf.h"
+#include "rcvlowat.h"
+#include "version.h"
+
+struct rcvfix_net {
+	int enable;			/* net.rcvfix.enable */
+	struct ctl_table *table;	/* this namespace's copy */
+	struct ctl_table_header *sysctl;
+	atomic_long_t count[RCVFIX_PATH_NR][RCVFIX_OUTCOME_NR];
+};
+
+static unsigned int rcvfix_net_id __read_mostly;
+
+/* ---- default_enable: module parameter, 0 or 1 ---- */
+
+static int rcvfix_default_enable;
+
+static int rcvfix_param_set_switch(const char *val,
+				   const struct kernel_param *kp)
+{
+	int v;
+
+	if (kstrtoint(val, 10, &v) || (v != 0 && v != 1))
+		return -EINVAL;
+	WRITE_ONCE(*(int *)kp->arg, v);
+	return 0;
+}
+
+static const struct kernel_param_ops rcvfix_param_switch_ops = {
+	.set = rcvfix_param_set_switch,
+	.get = param_get_int,
+};
+
+module_param_cb(default_enable, &rcvfix_param_switch_ops,
+		&rcvfix_default_enable, 0644);
+MODULE_PARM_DESC(default_enable,
+		 "net.rcvfix.enable of every namespace at load and of new ones: 0 (default) or 1");
+
+/* ---- the switch, read on the hot path ---- */
+
+static struct rcvfix_net *rcvfix_net(const struct net *net)
+{
+	return net_generic(net, rcvfix_net_id);
+}
+
+/**
+ * rcvfix_net_enabled - is the fix enabled in @net?
+ * @net: the socket's namespace
+ *
+ * Safe from ftrace entry callbacks. A namespace still being set up by
+ * earlier pernet subsystems has no state yet and counts as disabled.
+ */
+bool notrace rcvfix_net_enabled(const struct net *net)
+{
+	struct rcvfix_net *rn = rcvfix_net(net);
+
+	return rn && READ_ONCE(rn->enable);
+}
+
+void rcvfix_net_count(const struct net *net, enum rcvfix_path path,
+		      enum rcvfix_outcome outcome)
+{
+	struct rcvfix_net *rn = rcvfix_net(net);
+
+	if (rn && outcome != RCVFIX_STOCK)
+		atomic_long_inc(&rn->count[path][outcome]);
+}
+
+/* ---- net.rcvfix.enable ---- */
+
+/*
+ * Strict: exactly "0" or "1", optionally surrounded by white space, at
+ * file position 0. Everything else is -EINVAL and changes nothing; a
+ * writer without CAP_NET_ADMIN over the namespace gets -EPERM.
+ */
+static int rcvfix_sysctl_enable(rcvfix_ctl_table_arg *table, int write,
+				void *buffer, size_t *lenp, loff_t *ppos)
+{
+	struct net *net = table->extra1;
+	int *enable = table->data;
+	char text[16];
+	int val;
+
+	if (!write) {
+		struct ctl_table tmp = {
+			.data = &val,
+			.maxlen = sizeof(val),
+			.mode = table->mode,
+		};
+
+		val = READ_ONCE(*enable);
+		return proc_dointvec(&tmp, write, buffer, lenp, ppos);
+	}
+
+	if (!ns_capable(net->user_ns, CAP_NET_ADMIN))
+		return -EPERM;
+	if (*ppos || !*lenp || *lenp >= sizeof(text))
+		return -EINVAL;
+	memcpy(text, buffer, *lenp);
+	text[*lenp] = '\0';
+	if (kstrtoint(strim(text), 10, &val) || (val != 0 && val != 1))
+		return -EINVAL;
+
+	WRITE_ONCE(*enable, val);
+	*ppos += *lenp;
+	return 0;
+}
+
+static const struct ctl_table rcvfix_sysctl_template[] = {
+	{
+		.procname = "enable",
+		.maxlen = sizeof(int),
+		.mode = 0644,
+		.proc_handler = rcvfix_sysctl_enable,
+	},
+	RCVFIX_CTL_TABLE_END
+};
+
+/* ---- /proc/net/rcvfix ---- */
+
+static const char *const rcvfix_path_names[RCVFIX_PATH_NR] = {
+	[RCVFIX_PATH_SETSOCKOPT] = "setsockopt",
+	[RCVFIX_PATH_BPF] = "bpf",
+	[RCVFIX_PATH_KERNEL] = "kernel",
+};
+
+static int rcvfix_proc_show(struct seq_file *m, void *v)
+{
+	struct rcvfix_net *rn = rcvfix_net(seq_file_single_net(m));
+	enum rcvfix_path path;
+
+	seq_printf(m, "version %s\n", RCVFIX_VERSION);
+	rcvfix_rcvbuf_show(m);
+	rcvfix_rcvlowat_show(m);
+	seq_printf(m, "enable %d\n", READ_ONCE(rn->enable));
+	for (path = 0; path < RCVFIX_PATH_NR; path++) {
+		const char *name = rcvfix_path_names[path];
+		long set = atomic_long_read(&rn->count[path][RCVFIX_LOCK_SET]);
+		long avoided =
+			atomic_long_read(&rn->count[path][RCVFIX_LOCK_AVOIDED]);
+		long kept = atomic_long_read(&rn->count[path][RCVFIX_LOCK_KEPT]);
+
+		seq_printf(m, "%s.sets %ld\n", name, set + avoided + kept);
+		seq_printf(m, "%s.locks_set %ld\n", name, set);
+		seq_printf(m, "%s.locks_avoided %ld\n", name, avoided);
+		seq_printf(m, "%s.locks_kept %ld\n", name, kept);
+	}
+	return 0;
+}
+
+/* ---- namespace life cycle ---- */
+
+static int __net_init rcvfix_net_init(struct net *net)
+{
+	struct rcvfix_net *rn = rcvfix_net(net);
+
+	rn->enable = READ_ONCE(rcvfix_default_enable);
+
+	rn->table = kmemdup(rcvfix_sysctl_template,
+			    sizeof(rcvfix_sysctl_template), GFP_KERNEL);
+	if (!rn->table)
+		return -ENOMEM;
+	rn->table[0].data = &rn->enable;
+	rn->table[0].extra1 = net;
+
+	rn->sysctl = rcvfix_register_net_sysctl(net, "net/rcvfix", rn->table,
+						1);
+	if (!rn->sysctl)
+		goto err_free_table;
+
+	if (!proc_create_net_single("rcvfix", 0444, net->proc_net,
+				    rcvfix_proc_show, NULL))
+		goto err_unregister_sysctl;
+
+	return 0;
+
+err_unregister_sysctl:
+	unregister_net_sysctl_table(rn->sysctl);
+err_free_table:
+	kfree(rn->table);
+	return -ENOMEM;
+}
+
+static void __net_exit rcvfix_net_exit(struct net *net)
+{
+	struct rcvfix_net *rn = rcvfix_net(net);
+
+	remove_proc_entry("rcvfix", net->proc_net);
+	unregister_net_sysctl_table(rn->sysctl);
+	kfree(rn->table);
+}
+
+static struct pernet_operations rcvfix_net_ops = {
+	.init = rcvfix_net_init,
+	.exit = rcvfix_net_exit,
+	.id = &rcvfix_net_id,
+	.size = sizeof(struct rcvfix_net),
+};
+
+/* Creates the state, sysctl and proc file in every namespace, now and later. */
+int rcvfix_netns_init(void)
+{
+	return register_pernet_subsys(&rcvfix_net_ops);
+}
+
+void rcvfix_netns_exit(void)
+{
+	unregister_pernet_subsys(&rcvfix_net_ops);
+}
