@@ -199,7 +199,7 @@ static const char *rcvfix_hook_error(int err)
 	case -EINVAL:
 		return "not a function ftrace can redirect";
 	case -EBUSY:
-		return "owned by another IP-modifying ftrace user (a livepatch, a kprobe with post_handler)";
+		return "another IP-modifying ftrace user (e.g. a livepatch) owns it";
 	case -ENODEV:
 		return "ftrace is disabled on this kernel";
 	case -ENOMEM:
