@@ -52,12 +52,12 @@ check_eq() {
 # pp CMD...: print a command, then run it (for readable logs).
 pp() { echo "# + $*"; "$@"; }
 
-# Network namespaces named after the script and its PID, removed on exit.
-_netns=()
+# Network namespaces named after the script's PID, removed on exit. Usually
+# called as ns=$(netns_new NAME), in a subshell: so the cleanup finds them
+# by the PID suffix rather than by a list kept here.
 netns_new() {	# netns_new NAME: create rcvfix-NAME-$$, print its name
 	local ns="rcvfix-$1-$$"
-	ip netns add "$ns" && _netns+=("$ns") && ip -n "$ns" link set lo up &&
-		echo "$ns"
+	ip netns add "$ns" && ip -n "$ns" link set lo up && echo "$ns"
 }
 
 # in_ns NS CMD...: run CMD inside network namespace NS.
@@ -97,7 +97,9 @@ dmesg_since_mark() {	# dmesg_since_mark TEXT: log lines after that mark
 
 rcvfix_cleanup() {
 	local ns
-	for ns in "${_netns[@]}"; do ip netns del "$ns" 2>/dev/null; done
+	for ns in $(ip netns list 2>/dev/null | awk '{ print $1 }'); do
+		[[ $ns == rcvfix-*-"$$" ]] && ip netns del "$ns" 2>/dev/null
+	done
 	rcvfix_unload 2>/dev/null
 	return 0
 }
@@ -105,3 +107,240 @@ trap rcvfix_cleanup EXIT
 
 # done_testing: last line of every script; exit status reflects failures.
 done_testing() { exit $((_n_fail > 0)); }
+
+# ---- Helpers for the behaviour tests (10-59), added after the contract ----
+
+# on_exit CMD: run shell command CMD when the script exits, before
+# rcvfix_cleanup; the last registered runs first.
+_on_exit=()
+_run_on_exit() {
+	local c
+	for c in "${_on_exit[@]}"; do eval "$c" > /dev/null 2>&1; done
+	return 0
+}
+on_exit() {
+	_on_exit=("$1" "${_on_exit[@]}")
+	trap '_run_on_exit; rcvfix_cleanup' EXIT
+}
+
+# need FILE...: skip the script unless every FILE exists.
+need() {
+	local f
+	for f in "$@"; do
+		[[ -e $f ]] || skip "missing $f (build it first: make)"
+	done
+}
+
+# ns_cat FILE [NS]: contents of FILE as seen from NS (or from here; no
+# program run then: every exec costs tens of ms under emulation).
+ns_cat() {
+	if [[ $# -gt 1 && -n $2 ]]; then
+		in_ns "$2" cat "$1"
+	else
+		local REPLY
+		while IFS= read -r || [[ -n $REPLY ]]; do
+			printf '%s\n' "$REPLY"
+		done < "$1"
+	fi
+}
+
+# ns_write FILE VALUE [NS]: write VALUE to FILE inside NS (or here).
+ns_write() {
+	if [[ $# -gt 2 && -n $3 ]]; then
+		in_ns "$3" sh -c 'echo "$1" > "$2"' sh "$2" "$1"
+	else
+		echo "$2" > "$1"
+	fi
+}
+
+# tcp_rmem1 [NS]: net.ipv4.tcp_rmem[1] of NS (or here).
+tcp_rmem1() {
+	local v
+	read -r -a v <<< "$(ns_cat /proc/sys/net/ipv4/tcp_rmem "${1:-}")"
+	echo "${v[1]}"
+}
+
+# rcvfix_enable VALUE [NS]: write net.rcvfix.enable of NS (or here).
+rcvfix_enable() { ns_write /proc/sys/net/rcvfix/enable "$1" "${2:-}"; }
+
+# rcvfix_enabled [NS]: net.rcvfix.enable of NS (or here).
+rcvfix_enabled() { ns_cat /proc/sys/net/rcvfix/enable "${1:-}"; }
+
+# rcvfix_counters PATH [NS]: "sets locks_set locks_avoided locks_kept" of
+# one path (setsockopt, bpf, kernel) in /proc/net/rcvfix of NS (or here).
+rcvfix_counters() {
+	local k v s=0 l=0 a=0 kept=0
+	while read -r k v; do
+		case $k in
+		"$1.sets") s=$v ;;
+		"$1.locks_set") l=$v ;;
+		"$1.locks_avoided") a=$v ;;
+		"$1.locks_kept") kept=$v ;;
+		esac
+	done <<< "$(ns_cat /proc/net/rcvfix "${2:-}")"
+	echo "$s $l $a $kept"
+}
+
+# counters_delta BEFORE AFTER: element-wise AFTER - BEFORE of two
+# rcvfix_counters outputs.
+counters_delta() {
+	local -a b=($1) a=($2)
+	echo "$((a[0] - b[0])) $((a[1] - b[1])) $((a[2] - b[2])) $((a[3] - b[3]))"
+}
+
+# min_rcvbuf: SOCK_MIN_RCVBUF of the running kernel, as stock gives it for
+# SO_RCVBUF 0 (it differs by kernel). Call with rcvfix unloaded.
+min_rcvbuf() {
+	"$RCVFIX_BIN/sockopt" rcvbuf=0 |
+		sed -n 's/^op=rcvbuf=0 ret=0 errno=0 rcvbuf=\([0-9]*\) .*/\1/p'
+}
+
+# The receive-buffer rule as a shell model of what a socket should show.
+# Inputs (globals): M_EN (rcvfix enabled in the socket's namespace), M_T
+# (tcp_rmem[1] there), M_RMAX (net.core.rmem_max), M_MIN (SOCK_MIN_RCVBUF),
+# M_NEW (sk_rcvbuf of a new socket), M_CAP (1: has CAP_NET_ADMIN; set per run).
+# Outputs: M_SETS M_LSET M_LAVOID M_LKEPT counters (of an enabled namespace).
+INT_MAX=2147483647
+INT_MIN=-2147483648
+model_reset() { M_SETS=0 M_LSET=0 M_LAVOID=0 M_LKEPT=0; }
+model_reset
+
+# model_set VAL: apply the rule to (M_RCVBUF, M_LOCK) for an already
+# clamped VAL, as the kernel's or rcvfix's buffer setter would.
+model_set() {
+	local v=$1
+	((v > INT_MAX / 2)) && v=$((INT_MAX / 2))
+	M_RCVBUF=$((v * 2))
+	((M_RCVBUF < M_MIN)) && M_RCVBUF=$M_MIN
+	if ((M_EN)); then
+		M_SETS=$((M_SETS + 1))
+		if ((M_LOCK & 2)); then
+			M_LKEPT=$((M_LKEPT + 1))
+		elif ((M_RCVBUF < M_T)); then
+			M_LSET=$((M_LSET + 1))
+			M_LOCK=$((M_LOCK | 2))
+		else
+			M_LAVOID=$((M_LAVOID + 1))
+		fi
+	else
+		M_LOCK=$((M_LOCK | 2))
+	fi
+}
+
+# model_val TEXT: set M_VAL to the int a test program parses from TEXT.
+model_val() {
+	case $1 in
+	INT_MAX) M_VAL=$INT_MAX ;;
+	INT_MIN) M_VAL=$INT_MIN ;;
+	*) M_VAL=$(($1)) ;;
+	esac
+}
+
+# sockopt_model OP...: the lines `sockopt OP...` must print (see
+# tests/progs/sockopt.c), computed from the model above.
+sockopt_model() {
+	local op name mod val ret err
+	M_RCVBUF=$M_NEW M_LOCK=0 M_CAP=1
+	for op in "$@"; do
+		ret=0 err=0
+		name=${op%%[:=]*} mod= val=
+		[[ $op == *:* ]] && { mod=${op#*:}; mod=${mod%%=*}; }
+		if [[ $op == *=* && $name != write ]]; then
+			model_val "${op#*=}"
+			val=$M_VAL
+		fi
+		case $name in
+		get) ;;
+		new) M_RCVBUF=$M_NEW M_LOCK=0 ;;
+		dropcap) M_CAP=0 ;;
+		write)	# write:/proc/sys/net/ipv4/tcp_rmem=A B C (TCP only)
+			if [[ $op == *tcp_rmem=* ]]; then
+				M_T=$(echo "${op#*=}" | awk '{ print $2 }')
+				M_NEW=$M_T
+			fi ;;
+		rcvbuf | rcvbufforce | buflock)
+			if [[ $mod == short ]]; then
+				ret=-1 err=EINVAL
+			elif [[ $mod == badptr ]]; then
+				ret=-1 err=EFAULT
+			elif [[ $name == buflock ]]; then
+				if ((val & ~3)); then
+					ret=-1 err=EINVAL
+				else
+					M_LOCK=$val
+				fi
+			elif [[ $name == rcvbufforce ]]; then
+				if ((!M_CAP)); then
+					ret=-1 err=EPERM
+				else
+					model_set $((val < 0 ? 0 : val))
+				fi
+			else	# SO_RCVBUF: min_t(u32, val, rmem_max)
+				if ((val < 0 || val > M_RMAX)); then
+					model_set "$M_RMAX"
+				else
+					model_set "$val"
+				fi
+			fi ;;
+		*) echo "sockopt_model: cannot model '$op'" >&2; return 1 ;;
+		esac
+		echo "op=$op ret=$ret errno=$err rcvbuf=$M_RCVBUF lock=$M_LOCK"
+	done
+}
+
+# check_sockopt DESC NS [SOCKOPT_FLAGS --] OP...: run sockopt in NS (""
+# for here) and check every output line against sockopt_model; one TAP
+# line per operation.
+check_sockopt() {
+	local desc=$1 ns=$2 flags=() i
+	shift 2
+	if [[ " $* " == *" -- "* ]]; then
+		while [[ $1 != -- ]]; do flags+=("$1"); shift; done
+		shift
+	fi
+	local -a want got
+	local tmp=${TMPDIR:-/tmp}/rcvfix-sockopt-$$
+	sockopt_model "$@" > "$tmp"	# not in a subshell: counts M_*
+	mapfile -t want < "$tmp"
+	if [[ -n $ns ]]; then
+		in_ns "$ns" "$RCVFIX_BIN/sockopt" "${flags[@]}" "$@" > "$tmp" 2>&1
+	else
+		"$RCVFIX_BIN/sockopt" "${flags[@]}" "$@" > "$tmp" 2>&1
+	fi
+	mapfile -t got < "$tmp"
+	rm -f "$tmp"
+	for ((i = 0; i < ${#want[@]} || i < ${#got[@]}; i++)); do
+		check_eq "$desc: ${want[i]%% ret=*}" "${want[i]:-}" "${got[i]:-}"
+	done
+}
+
+# wait_for FILE TEXT [SECONDS]: wait until FILE contains TEXT (default 20 s).
+wait_for() {
+	local i
+	for ((i = 0; i < ${3:-20} * 10; i++)); do
+		grep -q -- "$2" "$1" 2> /dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# kv KEY LINE: the value of KEY=value in a line of key=value pairs.
+kv() {
+	local w
+	for w in $2; do
+		[[ $w == "$1="* ]] && { echo "${w#*=}"; return 0; }
+	done
+	return 1
+}
+
+# cgroup2_mount: set CGROUP2 to a cgroup v2 mount point, mounting one under
+# /run if none is mounted (unmounted again at exit). Not in a subshell.
+cgroup2_mount() {
+	CGROUP2=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
+	if [[ -z $CGROUP2 ]]; then
+		CGROUP2=/run/rcvfix-cgroup2
+		mkdir -p "$CGROUP2" && mount -t cgroup2 none "$CGROUP2" ||
+			return 1
+		on_exit "umount $CGROUP2; rmdir $CGROUP2"
+	fi
+}

@@ -1,0 +1,127 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# rcvfix top-level build: the module (module/), the tools (tools/), and the
+# QEMU test harness (tests/harness/) that proves the module inside Debian's
+# own kernels. `make help` lists the targets; mk/*.mk fragments add more.
+
+SHELL := /bin/bash
+
+# --- kernels -----------------------------------------------------------------
+# The 6.1 ABI follows Debian's linux-image-amd64 metapackage when it is
+# installed; the 6.12 one (bookworm-security) is pinned. KVER=<one> on the
+# command line selects a single kernel for check and vm-shell.
+KVER_61 := $(or $(shell dpkg-query -W -f='$${Depends}' linux-image-amd64 \
+	2>/dev/null | grep -o 'linux-image-6\.1\.[^ ,]*-amd64' | head -n 1 | \
+	sed 's/^linux-image-//'),6.1.0-57-amd64)
+KVER_612 ?= 6.12.117+deb12-amd64
+KVERS ?= $(KVER_61) $(KVER_612)
+ifneq ($(filter command line environment,$(origin KVER)),)
+KVERS := $(KVER)
+endif
+KVER ?= $(firstword $(KVERS))
+# PREEMPT_RT flavours of the same kernels, added by check-all.
+KVERS_RT = $(patsubst %-amd64,%-rt-amd64,$(filter-out %-rt-amd64,$(KVERS)))
+
+# Headers to build module/rcvfix.ko against with plain `make`; on a real host
+# pass KDIR=/lib/modules/$(uname -r)/build.
+KDIR ?= /usr/src/linux-headers-$(KVER)
+kdir_of = /usr/src/linux-headers-$(1)
+
+BUILD := $(CURDIR)/build
+BIN := $(BUILD)/bin
+HARNESS := tests/harness
+
+# --- Debian packages -----------------------------------------------------------
+# Fragments in mk/ may append to these lists.
+DEB_BUILD := make gcc libc6-dev kmod xz-utils
+DEB_TOOLS := clang llvm libbpf-dev libelf-dev zlib1g-dev bpftool sparse
+DEB_CHECK := qemu-system-x86 busybox-static cpio iproute2 iperf3 procps jq \
+	util-linux coreutils
+kernel_pkgs = $(foreach k,$(1),linux-image-$(k) linux-headers-$(k))
+
+# Headers for the default KDIR only: a user-given KDIR must already exist.
+ifeq ($(origin KDIR),file)
+DEB_BUILD_KDIR = linux-headers-$(KVER)
+endif
+
+.DEFAULT_GOAL := all
+
+# --- build ---------------------------------------------------------------------
+
+all: module tools
+
+deps-build:
+	@$(HARNESS)/deps.sh $(DEB_BUILD) $(DEB_TOOLS) $(DEB_BUILD_KDIR)
+
+deps: deps-build
+	@$(HARNESS)/deps.sh $(DEB_CHECK) $(call kernel_pkgs,$(KVERS))
+
+module: | deps-build
+	@test -f $(KDIR)/Makefile || { echo "KDIR=$(KDIR) is not a kernel build tree: install its headers or pass KDIR=/lib/modules/\$$(uname -r)/build" >&2; exit 2; }
+	@test -f module/Kbuild || { echo "module/Kbuild missing" >&2; exit 2; }
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/module modules
+
+tools: | deps-build
+	@if [ -f tools/Makefile ]; then \
+		$(MAKE) -C tools OUT=$(BIN); \
+	else echo "tools/: no Makefile yet, skipped"; fi
+
+progs: | deps-build
+	@if [ -f tests/progs/Makefile ]; then \
+		$(MAKE) -C tests/progs OUT=$(BIN); \
+	else echo "tests/progs/: no Makefile yet, skipped"; fi
+
+# The module and the test modules for one kernel, in build/<kver>/ so that
+# kernels do not share objects.
+KBUILD_TARGETS := $(sort $(addprefix kbuild-,$(KVERS) $(KVER)))
+$(KBUILD_TARGETS): kbuild-%: | deps
+	@test -f $(call kdir_of,$*)/Makefile || { echo "$(call kdir_of,$*) missing: make deps KVERS=$*" >&2; exit 2; }
+	@test -f module/Kbuild || { echo "module/Kbuild missing" >&2; exit 2; }
+	@$(HARNESS)/sync-tree.sh module $(BUILD)/$*/module
+	$(MAKE) -C $(call kdir_of,$*) M=$(BUILD)/$*/module modules
+	@mkdir -p $(BUILD)/$*/kmod
+	@if [ -f tests/kmod/Kbuild ]; then \
+		$(HARNESS)/sync-tree.sh tests/kmod $(BUILD)/$*/kmod && \
+		$(MAKE) -C $(call kdir_of,$*) M=$(BUILD)/$*/kmod modules; \
+	fi
+
+# --- test ----------------------------------------------------------------------
+
+# Host unit tests, then the guest suite on every kernel of KVERS.
+check: deps tools progs $(addprefix kbuild-,$(KVERS))
+	@$(HARNESS)/check.sh $(KVERS)
+
+# The same on the PREEMPT_RT flavours too.
+check-all:
+	@$(MAKE) --no-print-directory check KVERS="$(KVERS) $(KVERS_RT)"
+
+# A guest with everything built: a shell, or CMD="..." run and powered off.
+vm-shell: deps tools progs kbuild-$(KVER)
+	@if [ -n "$$RCVFIX_VM_CMD" ]; then \
+		$(HARNESS)/vm.sh cmd $(KVER) "$$RCVFIX_VM_CMD"; \
+	else \
+		$(HARNESS)/vm.sh shell $(KVER); \
+	fi
+vm-shell: export RCVFIX_VM_CMD = $(value CMD)
+
+clean:
+	@if [ -f $(KDIR)/Makefile ] && [ -f module/Kbuild ]; then \
+		$(MAKE) -C $(KDIR) M=$(CURDIR)/module clean; fi
+	@for d in tools tests/progs tests/unit; do \
+		if [ -f $$d/Makefile ]; then $(MAKE) -C $$d clean; fi; done
+	rm -rf $(BUILD)
+
+help:
+	@echo "make [KDIR=...]         module/rcvfix.ko (default KDIR: headers of $(KVER)) and tools"
+	@echo "make deps               install every Debian package needed (idempotent)"
+	@echo "make check [KVER=...]   unit tests, then the guest suite on: $(KVERS)"
+	@echo "make check-all          the same plus: $(KVERS_RT)"
+	@echo "make vm-shell [KVER=...] [CMD='...']   guest shell, or run CMD in the guest"
+	@echo "make clean"
+	@echo "Options: RCVFIX_TESTS='00 10-rule' (subset), RCVFIX_KVM=1, RCVFIX_VERBOSE=1,"
+	@echo "  RCVFIX_GUEST_TIMEOUT=900, RCVFIX_TEST_TIMEOUT=300 (seconds)"
+
+.PHONY: all deps deps-build module tools progs check check-all vm-shell \
+	clean help $(KBUILD_TARGETS)
+
+-include mk/*.mk

@@ -1,0 +1,38 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Installing rcvfix the ways operators do (packaging/install.sh): plain
+# install/uninstall, dkms-install/dkms-uninstall, the Debian packages (deb),
+# and the host-mutating package test (check-package), kept out of `make check`.
+
+PKG_DEBS := dkms dh-dkms debhelper lintian dpkg-dev fakeroot
+
+# These act on the running kernel unless KVER is given (a list, or "all").
+INSTALL_KVERS = $(if $(filter command line environment,$(origin KVER)),$(KVER),$(shell uname -r))
+
+deps-package:
+	@$(HARNESS)/deps.sh $(PKG_DEBS)
+
+# No automatic apt-get here: install.sh says what is missing.
+install uninstall dkms-install dkms-uninstall:
+	@packaging/install.sh $@ $(INSTALL_KVERS)
+
+# build/pkg/rcvfix-dkms_<version>_all.deb and rcvfix-tools_<version>_amd64.deb
+deb: | deps-package
+	@packaging/deb.sh
+
+# Builds the packages, installs them on this host (dkms builds for the guest
+# kernels), boots the guests on tests/guest/7*.t, exercises make install and
+# dkms-install, then purges everything it installed.
+check-package: | deps-package deps
+	@PKG_KVERS="$(KVERS)" packaging/check-package.sh
+
+help-package:
+	@echo "make install [KVER=...] [PREFIX=/usr/local]   module into /lib/modules/KVER/updates, tools"
+	@echo "make uninstall [KVER=...]      (KVER: default the running kernel; a list, or all)"
+	@echo "make dkms-install [KVER=...]   dkms add/build/install from /usr/src/rcvfix-<version>"
+	@echo "make dkms-uninstall [KVER=...] and unregister it when no kernel keeps it"
+	@echo "make deb                       build/pkg/rcvfix-dkms_<version>_all.deb + rcvfix-tools, lintian"
+	@echo "make check-package             install the .debs here, guest tests 7*, purge (mutates the host)"
+
+.PHONY: deps-package install uninstall dkms-install dkms-uninstall deb \
+	check-package help-package

@@ -1,0 +1,209 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# The code-hygiene gates behind `make lint` (run by `make check`): version
+# consistency, checkpatch.pl --strict from linux-source-6.1, sparse (C=2) and
+# W=1 builds of module/ and tests/kmod/ against each kernel's headers, and
+# clang-format with the kernel's style on tools/. Every problem is printed as
+# FILE:LINE: ...; exit status 1 if there is any.
+#
+# Usage: lint.sh [STEP...]   steps: version checkpatch sparse format (all)
+# Environment: LINT_KVERS  kernels for the sparse/W=1 step (default: every
+#              kernel with headers under /lib/modules that rcvfix supports)
+set -uo pipefail
+# shellcheck source-path=SCRIPTDIR source=common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+export LC_ALL=C
+
+cd "$RCVFIX_REPO" || exit 2
+LINT=$RCVFIX_BUILD/lint
+KSRC_TAR=/usr/src/linux-source-6.1.tar.xz
+KSRC=$LINT/linux-source-6.1	# the few files lint needs from it
+
+failed=()
+problem() { echo "$*"; n_problems=$((n_problems + 1)); }
+
+# --- version: module/version.h is the one source of truth ----------------
+
+lint_version() {
+	local v line val f
+	v=$(rcvfix_version) || return
+	grep -q 'MODULE_VERSION(RCVFIX_VERSION)' module/*.c ||
+		problem "module/main.c:1: no MODULE_VERSION(RCVFIX_VERSION): modinfo would not show $v"
+
+	line=$(grep -n '^PACKAGE_VERSION=' dkms.conf | head -n 1)
+	val=$(dkms_conf_get PACKAGE_VERSION)
+	[[ $val == "$v" ]] ||
+		problem "dkms.conf:${line%%:*}: PACKAGE_VERSION=\"$val\", module/version.h says \"$v\""
+
+	# debian/changelog: first entry "rcvfix (VERSION[-REV]) ...".
+	val=$(sed -n '1s/^[^ ]* (\([^)]*\)).*/\1/p' debian/changelog)
+	val=${val#*:}
+	val=${val%-*}
+	[[ $val == "$v" ]] ||
+		problem "debian/changelog:1: version \"$val\", module/version.h says \"$v\" (add a changelog entry)"
+
+	# The tools' fallback version, if they keep one.
+	f=tools/Makefile
+	if line=$(grep -nE '^VERSION[[:space:]]*[:?]?=[[:space:]]*[0-9]' "$f" 2> /dev/null); then
+		val=$(sed -E 's/^[0-9]+:VERSION[[:space:]]*[:?]?=[[:space:]]*//' <<< "$line")
+		[[ $val == "$v" ]] ||
+			problem "$f:${line%%:*}: VERSION $val, module/version.h says \"$v\""
+	fi
+}
+
+# --- checkpatch.pl --strict from the target kernel's source package -------
+
+ksrc_extract() {
+	local files=(scripts/checkpatch.pl scripts/spelling.txt
+		scripts/const_structs.checkpatch .clang-format)
+	[[ -f $KSRC/.stamp && $KSRC/.stamp -nt $KSRC_TAR ]] && return 0
+	if [[ ! -r $KSRC_TAR ]]; then
+		problem "$KSRC_TAR: missing: install linux-source-6.1 (make deps-lint)"
+		return 1
+	fi
+	rm -rf "$KSRC"
+	mkdir -p "$KSRC"
+	tar -xJf "$KSRC_TAR" -C "$KSRC" --strip-components=1 \
+		"${files[@]/#/linux-source-6.1/}" ||
+		{ problem "$KSRC_TAR: cannot extract ${files[*]}"; return 1; }
+	touch "$KSRC/.stamp"
+}
+
+lint_checkpatch() {
+	local files=() f out
+	ksrc_extract || return
+	for f in module/*.[ch] tests/kmod/*.[ch]; do
+		[[ -f $f && $f != *.mod.c ]] && files+=("$f")
+	done
+	out=$(perl "$KSRC/scripts/checkpatch.pl" --no-tree --strict --terse \
+		--show-types --color=never -f "${files[@]}" 2>&1)
+	local st=$?
+	while IFS= read -r line; do
+		case $line in
+		"" | "total: "*) ;;
+		*) problem "$line" ;;
+		esac
+	done <<< "$out"
+	((st == 0)) || ((n_problems)) ||
+		problem "checkpatch.pl exited with status $st: $out"
+	echo "checked ${#files[@]} files"
+}
+
+# --- sparse (C=2) and W=1 against each kernel's headers -------------------
+
+lint_kvers() {
+	local k
+	if [[ -n ${LINT_KVERS:-} ]]; then
+		echo "$LINT_KVERS"
+		return
+	fi
+	for k in $(kernels_with_headers); do
+		kver_unsupported "$k" > /dev/null || echo "$k"
+	done
+}
+
+# sparse_one KVER FOLDER: build a fresh copy of FOLDER (module/, tests/kmod/)
+# in build/lint/KVER/ with C=2 W=1; every warning or error is a problem.
+sparse_one() {
+	local kver=$1 folder=$2 dir out line src n0 st
+	dir=$LINT/$kver/$folder
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	for src in "$folder"/Kbuild "$folder"/Makefile "$folder"/*.[ch]; do
+		[[ -f $src && $src != *.mod.c ]] && cp -p "$src" "$dir/"
+	done
+	out=$(make -s -j"$(nproc)" -C "/lib/modules/$kver/build" M="$dir" C=2 W=1 \
+		modules 2>&1)
+	st=$?
+	out=$(grep -v '^Skipping BTF generation for ' <<< "$out" |
+		sed "s|$dir/|$folder/|g")
+	n0=$n_problems
+	if [[ -n $out ]]; then
+		echo "-- $folder/ on $kver:"
+		while IFS= read -r line; do
+			if [[ $line =~ ^[^\ ]+:[0-9]+(:[0-9]+)?:\ (warning|error): ]]; then
+				problem "$line"
+			else
+				echo "    $line"
+			fi
+		done <<< "$out"
+		((n_problems > n0)) ||
+			problem "$folder/: unexpected output building for $kver (above)"
+	fi
+	((st == 0)) || problem "$folder/: build failed for $kver (status $st)"
+}
+
+lint_sparse() {
+	local kver kvers why folder folders=() built=()
+	command -v sparse > /dev/null ||
+		{ problem "sparse: not installed: apt-get install sparse (make deps-lint)"; return; }
+	kvers=$(lint_kvers)
+	[[ -n $kvers ]] ||
+		{ problem "no kernel headers to build against: install linux-headers-<kernel> (make deps)"; return; }
+	for folder in module tests/kmod; do
+		[[ -f $folder/Kbuild ]] && folders+=("$folder")
+	done
+	for kver in $kvers; do
+		if why=$(kver_unsupported "$kver"); then
+			problem "$kver: $why"
+			continue
+		fi
+		for folder in "${folders[@]}"; do
+			sparse_one "$kver" "$folder"
+		done
+		built+=("$kver")
+	done
+	echo "built ${folders[*]} with C=2 W=1 for: ${built[*]}"
+}
+
+# --- clang-format with the kernel's .clang-format on the tools -------------
+
+lint_format() {
+	local files=() f out n
+	command -v clang-format > /dev/null ||
+		{ problem "clang-format: not installed: apt-get install clang-format (make deps-lint)"; return; }
+	ksrc_extract || return
+	if ! cmp -s "$KSRC/.clang-format" tools/.clang-format; then
+		problem "tools/.clang-format:1: differs from the kernel's (linux-source-6.1/.clang-format): cp $KSRC/.clang-format tools/"
+	fi
+	for f in tools/*.[ch]; do
+		[[ -f $f ]] && files+=("$f")
+	done
+	((${#files[@]})) || { echo "no files in tools/"; return; }
+	for f in "${files[@]}"; do
+		out=$(clang-format --dry-run --Werror \
+			--style="file:$KSRC/.clang-format" "$f" 2>&1) && continue
+		n=$(grep -c ': error: ' <<< "$out")
+		problem "$(grep -m 1 ': error: ' <<< "$out") ($n places; fix with: clang-format -i --style=file:tools/.clang-format $f)"
+		grep -A 2 ': error: ' <<< "$out" | head -n 30 | sed 's/^/    /'
+	done
+	echo "checked ${#files[@]} files"
+}
+
+# --- driver -------------------------------------------------------------------
+
+steps=("$@")
+((${#steps[@]})) || steps=(version checkpatch sparse format)
+start=$SECONDS
+for step in "${steps[@]}"; do
+	case $step in
+	version | checkpatch | sparse | format) ;;
+	*) die "unknown lint step '$step' (version checkpatch sparse format)" ;;
+	esac
+	n_problems=0
+	t0=$EPOCHREALTIME
+	echo "== lint: $step"
+	"lint_$step"
+	t=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
+	if ((n_problems)); then
+		echo "lint: $step: FAILED, $n_problems problems (${t}s)"
+		failed+=("$step")
+	else
+		echo "lint: $step: clean (${t}s)"
+	fi
+done
+if ((${#failed[@]})); then
+	echo "lint: FAILED: ${failed[*]} ($((SECONDS - start))s)"
+	exit 1
+fi
+echo "lint: all clean ($((SECONDS - start))s)"

@@ -1,0 +1,123 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The controls: net.rcvfix.enable takes exactly 0 or 1 (anything else is
+# EINVAL and changes nothing), only with CAP_NET_ADMIN over the namespace;
+# a bad default_enable refuses the load; modinfo and /proc/net/rcvfix.
+source "$RCVFIX_REPO/tests/guest/lib.sh"
+need "$RCVFIX_KO" "$RCVFIX_BIN/sysctlw"
+
+E=/proc/sys/net/rcvfix/enable
+W=$RCVFIX_BIN/sysctlw
+loaded() { grep -q '^rcvfix ' /proc/modules; }
+
+# 1. default_enable: bad values refuse the load, good ones load.
+rcvfix_unload
+for v in 2 -1 abc "" 1x 0x1; do
+	if rcvfix_load "default_enable=$v" 2> /dev/null; then
+		fail "default_enable='$v' refuses the load" "insmod succeeded"
+	elif loaded; then
+		fail "default_enable='$v' refuses the load" "module is loaded"
+	else
+		ok "default_enable='$v' refuses the load"
+	fi
+	rcvfix_unload
+done
+for v in 0 1; do
+	if rcvfix_load "default_enable=$v"; then
+		check_eq "default_enable=$v loads and sets enable" "$v" \
+			"$(rcvfix_enabled)"
+	else
+		fail "default_enable=$v loads"
+	fi
+	rcvfix_unload
+done
+
+# 2. net.rcvfix.enable: bad input, from either value.
+rcvfix_load || { fail "load rcvfix"; done_testing; }
+ns=$(netns_new sysctl)
+bad=(2 -1 abc "" $'\n' " " "1 2" "1abc" 0x1 11 $'1\n1' "2147483648")
+for start in 0 1; do
+	for where in initial ns; do
+		nsa=()
+		[[ $where == ns ]] && nsa=(ip netns exec "$ns")
+		"${nsa[@]}" "$W" "$E" "$start" > /dev/null
+		for v in "${bad[@]}"; do
+			check_eq "$where=$start: write '${v//$'\n'/\\n}' -> EINVAL" \
+				"ret=-1 errno=EINVAL" "$("${nsa[@]}" "$W" "$E" "$v")"
+		done
+		for r in 4096 65536; do
+			check_eq "$where=$start: $r bytes -> EINVAL" \
+				"ret=-1 errno=EINVAL" \
+				"$("${nsa[@]}" "$W" --repeat "$r" "$E" 1)"
+		done
+		check_eq "$where=$start: value unchanged" "$start" \
+			"$("${nsa[@]}" cat "$E")"
+	done
+done
+
+# 3. Good input, including what echo(1) writes.
+for v in 1 0 $'1\n' $'0\n'; do
+	check_eq "write '${v//$'\n'/\\n}' accepted" "ret=${#v} errno=0" \
+		"$("$W" "$E" "$v")"
+	check_eq "write '${v//$'\n'/\\n}' reads back" "${v%$'\n'}" "$(cat "$E")"
+done
+
+# 4. Permission: CAP_NET_ADMIN over the namespace's owning user namespace.
+for where in initial ns; do
+	nsa=()
+	[[ $where == ns ]] && nsa=(ip netns exec "$ns")
+	"${nsa[@]}" "$W" "$E" 0 > /dev/null
+	check_eq "$where: write without CAP_NET_ADMIN -> EPERM" \
+		"ret=-1 errno=EPERM" "$("${nsa[@]}" "$W" --drop-cap "$E" 1)"
+	check_eq "$where: value unchanged after EPERM" 0 "$("${nsa[@]}" cat "$E")"
+	check "$where: still readable without CAP_NET_ADMIN" \
+		"${nsa[@]}" setpriv --inh-caps=-net_admin \
+		--bounding-set=-net_admin cat "$E"
+done
+if unshare -U -r true 2> /dev/null; then
+	check_eq "root of a child user namespace: initial -> EPERM" \
+		"ret=-1 errno=EPERM" "$(unshare -U -r "$W" "$E" 1)"
+	check_eq "initial: value unchanged" 0 "$(cat "$E")"
+	check_eq "root of a child user namespace: its own netns -> allowed" \
+		"0 ret=1 errno=0 1" \
+		"$(unshare -U -r -n sh -c "cat $E; $W $E 1; cat $E" | tr '\n' ' ' |
+		   sed 's/ $//')"
+else
+	echo "# user namespaces unavailable: child user namespace cases not run"
+fi
+
+# 5. default_enable at run time: validated, used by new namespaces only.
+P=/sys/module/rcvfix/parameters/default_enable
+check_eq "default_enable param reads 0" 0 "$(cat "$P")"
+for v in 2 -1 abc; do
+	check_eq "runtime default_enable='$v' -> EINVAL" "ret=-1 errno=EINVAL" \
+		"$("$W" "$P" "$v")"
+done
+check_eq "default_enable unchanged" 0 "$(cat "$P")"
+"$W" "$P" 1 > /dev/null
+n2=$(netns_new sysctl2)
+check_eq "new namespace after default_enable=1 starts at 1" 1 \
+	"$(ip netns exec "$n2" cat "$E")"
+check_eq "existing namespace keeps its value" 0 \
+	"$(ip netns exec "$ns" cat "$E")"
+
+# 6. modinfo and the status file.
+check_eq "modinfo license" GPL "$(modinfo -F license "$RCVFIX_KO")"
+check "modinfo description" test -n "$(modinfo -F description "$RCVFIX_KO")"
+check "modinfo author" test -n "$(modinfo -F author "$RCVFIX_KO")"
+check_eq "modinfo version = /proc/net/rcvfix version" \
+	"$(rcvfix_status version)" "$(modinfo -F version "$RCVFIX_KO")"
+check "modinfo documents default_enable" \
+	grep -q '^default_enable:.\+' <<< "$(modinfo -F parm "$RCVFIX_KO")"
+keys=$(awk '{ print $1 }' /proc/net/rcvfix | tr '\n' ' ')
+want="version strategy targets rcvlowat_wakeup enable"
+for p in setsockopt bpf kernel; do
+	want+=" $p.sets $p.locks_set $p.locks_avoided $p.locks_kept"
+done
+check_eq "/proc/net/rcvfix keys" "$want " "$keys"
+check "/proc/net/rcvfix: strategy direct or callers" \
+	grep -qE '^strategy (direct|callers)$' /proc/net/rcvfix
+check_eq "/proc/net/rcvfix: enable matches the sysctl" "$(cat "$E")" \
+	"$(rcvfix_status enable)"
+
+done_testing

@@ -1,0 +1,84 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Only one IP-modifying ftrace user may own a function. Whoever comes second
+# fails with EBUSY and leaves nothing behind; the first keeps working.
+# Other users: a kprobe with a post_handler, a raw IPMODIFY ftrace_ops (on
+# sk_setsockopt), and a livepatch (of sock_set_rcvbuf).
+source "$RCVFIX_REPO/tests/guest/lib.sh"
+
+conflict=$RCVFIX_KMOD/rcvfix_test_conflict.ko
+livepatch=$RCVFIX_KMOD/rcvfix_test_livepatch.ko
+[[ -f $conflict && -f $livepatch ]] || skip "test modules not built"
+
+loaded() { grep -q "^$1 " /proc/modules; }
+
+# lock bit after SO_RCVBUF 65536 with the default tcp_rmem[1] of 131072:
+# 0 when rcvfix is working and enabled, 2 in stock.
+lock_after_rcvbuf() { "$RCVFIX_BIN/sockopt" rcvbuf=65536 | awk -F'lock=' 'END { print $2 + 0 }'; }
+
+livepatch_off() {
+	echo 0 > /sys/kernel/livepatch/rcvfix_test_livepatch/enabled
+	local i
+	for i in $(seq 100); do
+		[[ -d /sys/kernel/livepatch/rcvfix_test_livepatch ]] || break
+		sleep 0.1
+	done
+	rmmod rcvfix_test_livepatch
+}
+
+# rcvfix second: refused, fully unwound.
+for kind in kprobe ftrace; do
+	pp insmod "$conflict" kind=$kind
+	dmesg_mark "$kind first"
+	if insmod "$RCVFIX_KO" 2> /dev/null; then
+		fail "rcvfix refuses to load after a $kind on sk_setsockopt"
+	else
+		ok "rcvfix refuses to load after a $kind on sk_setsockopt"
+	fi
+	check "one dmesg line names the target and EBUSY ($kind)" \
+		grep -q 'rcvfix: cannot hook sk_setsockopt: .*(-16)' <(dmesg_since_mark "$kind first")
+	check "no rcvfix sysctl left behind ($kind)" test ! -e /proc/sys/net/rcvfix
+	check "no rcvfix proc file left behind ($kind)" test ! -e /proc/net/rcvfix
+	check "no rcvfix ftrace hook left behind ($kind)" \
+		bash -c "! grep -q '\\[rcvfix\\]' /sys/kernel/tracing/enabled_functions"
+	pp rmmod rcvfix_test_conflict
+done
+
+pp insmod "$livepatch"
+check "livepatch of sock_set_rcvbuf enabled" \
+	grep -qx 1 /sys/kernel/livepatch/rcvfix_test_livepatch/enabled
+dmesg_mark "livepatch first"
+if insmod "$RCVFIX_KO" 2> /dev/null; then
+	fail "rcvfix refuses to load after a livepatch of sock_set_rcvbuf"
+else
+	ok "rcvfix refuses to load after a livepatch of sock_set_rcvbuf"
+fi
+check "dmesg names sock_set_rcvbuf and EBUSY" \
+	grep -q 'rcvfix: cannot hook sock_set_rcvbuf: .*(-16)' <(dmesg_since_mark "livepatch first")
+check "sk_setsockopt hook of the failed load was undone" \
+	bash -c "! grep -q '\\[rcvfix\\]' /sys/kernel/tracing/enabled_functions"
+livepatch_off
+check "livepatch removed" test ! -d /sys/kernel/livepatch/rcvfix_test_livepatch
+
+# rcvfix first: the others are refused, rcvfix keeps working.
+pp rcvfix_load
+echo 1 > /proc/sys/net/rcvfix/enable
+for kind in kprobe ftrace; do
+	if insmod "$conflict" kind=$kind 2> /dev/null; then
+		fail "a $kind on sk_setsockopt is refused while rcvfix owns it"
+		rmmod rcvfix_test_conflict
+	else
+		ok "a $kind on sk_setsockopt is refused while rcvfix owns it"
+	fi
+done
+if insmod "$livepatch" 2> /dev/null; then
+	fail "a livepatch of sock_set_rcvbuf is refused while rcvfix owns it"
+	livepatch_off
+else
+	ok "a livepatch of sock_set_rcvbuf is refused while rcvfix owns it"
+fi
+check_eq "rcvfix still fixes SO_RCVBUF after the refused attempts" 0 "$(lock_after_rcvbuf)"
+pp rcvfix_unload
+check_eq "stock again after unload" 2 "$(lock_after_rcvbuf)"
+
+done_testing

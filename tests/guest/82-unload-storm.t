@@ -1,0 +1,72 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Load/unload storm (tests/stress/storm.c): rcvfix is loaded, enabled in
+# several namespaces and unloaded, cycle after cycle, while threads in four
+# namespaces hammer SO_RCVBUF, SO_RCVBUFFORCE (with and without
+# CAP_NET_ADMIN), other SOL_SOCKET options, sock_set_rcvbuf() and TCP
+# connections with traffic, and while three threads sleep on a socket lock
+# inside rcvfix's replacement of sk_setsockopt() at every rmmod. Every
+# result must match the rule for the module state of its call.
+source "$RCVFIX_REPO/tests/guest/lib.sh"
+source "$RCVFIX_REPO/tests/stress/guest-lib.sh"
+need "$RCVFIX_KO" "$RCVFIX_BIN/stress-storm"
+
+if stress_long; then cycles=50 phase=300; else cycles=10 phase=150; fi
+hold=3
+rcvfix_unload
+modprobe veth 2> /dev/null || skip "no veth module"
+
+a=$(netns_new sa) b=$(netns_new sb) c=$(netns_new sc) d=$(netns_new sd)
+[[ -n $a && -n $b && -n $c && -n $d ]] || skip "cannot create namespaces"
+on_exit "ip netns del $a; ip netns del $b; ip netns del $c; ip netns del $d"
+veth_pair "$a" "$b" 10.99.82.1 10.99.82.2 || skip "cannot create a veth pair"
+# three thresholds: default (131072), 425984 (the report), 65536
+read -r r0 _ r2 <<< "$(ns_cat /proc/sys/net/ipv4/tcp_rmem "$b")"
+ns_write /proc/sys/net/ipv4/tcp_rmem "$r0 425984 $r2" "$b"
+ns_write /proc/sys/net/ipv4/tcp_rmem "$r0 65536 $r2" "$d"
+
+ksock=()
+if [[ -f $RCVFIX_KMOD/rcvfix_test_ksock.ko ]] &&
+	insmod "$RCVFIX_KMOD/rcvfix_test_ksock.ko"; then
+	on_exit "rmmod rcvfix_test_ksock"
+	ksock=(--ksock)
+fi
+
+dmesg_mark storm
+out=/tmp/82-storm.out
+# namespaces sa and sb connect to each other over veth, sc and sd over lo
+"$RCVFIX_BIN/stress-storm" --ko "$RCVFIX_KO" --ns "$a" --ns "$b" \
+	--ns "$c" --ns "$d" --target 0=10.99.82.2 --target 1=10.99.82.1 \
+	--cycles "$cycles" --phase-ms "$phase" --hold "$hold" \
+	--timeout 3000 --show-stacks "${ksock[@]}" > "$out" 2>&1
+st=$?
+cat "$out"
+sum=$(grep '^summary ' "$out")
+
+check_eq "stress-storm finished (exit status)" 0 "$st"
+check_eq "every setsockopt result and socket state matched the rule" 0 \
+	"$(grep -c '^FAIL' "$out")"
+check_eq "load/unload cycles run" "$cycles" "$(kv cycles "$sum")"
+check_eq "threads left asleep in rcvfix's replacement at rmmod" \
+	$((cycles * hold)) "$(kv held_setters "$sum")"
+check "a setter's stack shows rcvfix_sk_setsockopt waiting for the socket lock" \
+	grep -qE '^\[<0>\] rcvfix_sk_setsockopt' "$out"
+check "rmmod's stack shows it waiting in rcvfix_hook_quiesce" \
+	grep -qE '^\[<0>\] rcvfix_hook_quiesce' "$out"
+check_eq "every hold: rmmod waited, then the setters finished by the rule" \
+	"$cycles" "$(grep -c '^cycle [0-9]*: rmmod reached rcvfix_hook_quiesce' "$out")"
+check "setsockopt calls were checked strictly (state known for the whole call)" \
+	test "$(kv strict "$sum")" -gt 1000
+check "TCP connections with traffic were made" test "$(kv connections "$sum")" -gt 0
+if ((${#ksock[@]})); then
+	check "sock_set_rcvbuf() calls were made" test "$(kv ksock "$sum")" -gt 0
+fi
+check "rcvfix is unloaded at the end" bash -c "! grep -q '^rcvfix ' /proc/modules"
+check_eq "loads logged" "$cycles" \
+	"$(stress_log_since storm | grep -c 'rcvfix: .* loaded: strategy')"
+check_eq "unloads logged" "$cycles" \
+	"$(stress_log_since storm | grep -c 'rcvfix: unloaded')"
+check_log_clean "no kernel warning, oops or corruption report" storm
+echo "# $RCVFIX_TEST: $sum"
+stress_wall
+done_testing

@@ -1,0 +1,65 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Concurrency of the rule itself (tests/stress/pair.c): one thread sets
+# SO_RCVBUF (or SO_RCVBUFFORCE) while another sets SO_SNDBUF (or
+# SO_SNDBUFFORCE, or SO_NO_CHECK, whose bit shares a byte with the lock
+# bits on 6.1) on the same fresh socket at the same moment. Neither update
+# may be lost: with rcvfix absent, disabled, enabled, and while the switch
+# is flipped back and forth.
+source "$RCVFIX_REPO/tests/guest/lib.sh"
+source "$RCVFIX_REPO/tests/stress/guest-lib.sh"
+need "$RCVFIX_KO" "$RCVFIX_BIN/stress-pair"
+
+if stress_long; then iter=20000; else iter=1500; fi
+rcvfix_unload
+ns=$(netns_new pair)
+on_exit "ip netns del $ns"
+out=$(mktemp)
+on_exit "rm -f $out"
+dmesg_mark pair
+
+# run_pair LABEL EXPECT: one stress-pair run in $ns, checked
+run_pair() {
+	local label=$1 race
+	in_ns "$ns" "$RCVFIX_BIN/stress-pair" --iterations "$iter" \
+		--expect "$2" > "$out" 2>&1
+	check "$label: no update lost in $iter x 3 races" test $? -eq 0
+	sed 's/^/# /' "$out" | head -n 20
+	for race in rcvbuf-sndbuf force-sndforce rcvbuf-nocheck; do
+		# the two calls must really have overlapped in time, often
+		check "$label: $race calls overlapped in time" awk -v r="$race" '
+			$1 == "race=" r { split($3, o, "="); f = o[2] > 0 }
+			END { exit !f }' "$out"
+	done
+}
+
+run_pair "rcvfix absent" stock
+rcvfix_load || { fail "load rcvfix"; done_testing; }
+run_pair "loaded, disabled" stock
+rcvfix_enable 1 "$ns"
+c0=$(rcvfix_counters setsockopt "$ns")
+run_pair "enabled" enabled
+# one counted call per iteration and race, plus the program's two probes
+check_eq "enabled: every concurrent call counted once" $((3 * iter + 2)) \
+	"$(counters_delta "$c0" "$(rcvfix_counters setsockopt "$ns")" |
+		awk '{ print $1 }')"
+
+# The switch flipped all the time: the lock may follow either state, but a
+# size below tcp_rmem[1] always locks and the other bit always survives.
+(
+	v=0
+	while :; do
+		v=$((1 - v))
+		in_ns "$ns" sh -c "echo $v > /proc/sys/net/rcvfix/enable" \
+			2> /dev/null || exit 0
+	done
+) &
+flipper=$!
+on_exit "kill $flipper"
+run_pair "enable flipped meanwhile" either
+kill "$flipper" 2> /dev/null
+wait "$flipper" 2> /dev/null
+rcvfix_unload
+check_log_clean "no kernel warning, oops or corruption report" pair
+stress_wall
+done_testing

@@ -1,0 +1,48 @@
+#!/bin/busybox sh
+# SPDX-License-Identifier: GPL-2.0
+# PID 1 of the harness initramfs (built by mkinitramfs.sh): loads the 9p
+# modules, mounts the host's / read-only with tmpfs on /tmp and /run, mounts
+# the repository at its host path, then hands over to tests/guest/run.sh.
+# Kernel command line: rcvfix_repo=<repo path> (becomes our environment).
+
+/bin/busybox --install -s /bin
+export PATH=/bin
+
+fail() {
+	echo "rcvfix-init: FAILED: $*" > /dev/console
+	poweroff -f
+	sleep 60
+}
+
+mount -t devtmpfs devtmpfs /dev
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+
+for m in /modules/*.ko; do
+	insmod "$m" || fail "insmod $m"
+done
+
+opts=trans=virtio,version=9p2000.L,ro,msize=512000,cache=loose
+mount9p() {	# mount9p TAG DIR: retry while the virtio device is probed
+	local i
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		mount -t 9p -o "$opts" "$1" "$2" 2> /dev/null && return 0
+		sleep 0.2
+	done
+	mount -t 9p -o "$opts" "$1" "$2"
+}
+
+[ -n "$rcvfix_repo" ] || fail "no rcvfix_repo= on the kernel command line"
+mount9p hostroot /newroot || fail "cannot mount the host root over 9p"
+mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs /newroot/tmp ||
+	fail "cannot mount /tmp"
+mount -t tmpfs -o mode=755,nosuid,nodev tmpfs /newroot/run ||
+	fail "cannot mount /run"
+# The repository may live under the host's /tmp, now hidden: mount it again.
+mkdir -p "/newroot$rcvfix_repo" 2> /dev/null
+mount9p repo "/newroot$rcvfix_repo" || fail "cannot mount the repository"
+
+umount /proc /sys
+mount --move /dev /newroot/dev || fail "cannot move /dev"
+exec switch_root /newroot /bin/bash "$rcvfix_repo/tests/guest/run.sh"
+fail "switch_root failed"

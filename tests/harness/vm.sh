@@ -1,0 +1,292 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Boots one Debian kernel under QEMU (host / shared read-only over 9p) and runs
+# tests/guest/run.sh in it: the test suite, an interactive shell or one
+# command. Enforces the guest timeout and fails the run on bad kernel-log
+# lines (kernel-log.sh) on the console, naming the test that was running.
+#
+# Usage: vm.sh test  KVER           suite; TAP + console in build/KVER/logs/
+#        vm.sh shell KVER           interactive shell on this terminal
+#        vm.sh cmd   KVER COMMAND   run COMMAND in the guest, print its output
+# Environment:
+#   RCVFIX_TESTS          subset of tests/guest/*.t, names or prefixes
+#   RCVFIX_TEST_TIMEOUT   seconds per test script in the guest (300)
+#   RCVFIX_GUEST_TIMEOUT  seconds for the whole guest run (900)
+#   RCVFIX_KVM=1          use -accel kvm instead of TCG
+#   RCVFIX_VERBOSE=1      print every TAP comment, not only after failures
+#   RCVFIX_APPEND         extra kernel command line
+#   RCVFIX_QEMU_OPTS      extra QEMU options (word-split)
+# Exit status: 0 all passed (cmd: the command's status), 1 failures, 2 usage
+# or setup error, 124 guest timed out (cmd mode).
+set -euo pipefail
+# shellcheck source=common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+export LC_ALL=C
+
+usage() { die "usage: vm.sh test|shell KVER | vm.sh cmd KVER COMMAND"; }
+[[ $# -ge 2 ]] || usage
+mode=$1 kver=$2
+case $mode in
+test|shell) [[ $# -eq 2 ]] || usage ;;
+cmd) [[ $# -eq 3 ]] || usage; cmd=$3 ;;
+*) usage ;;
+esac
+
+kbuild=$RCVFIX_BUILD/$kver
+logs=$kbuild/logs
+vmlinuz=/boot/vmlinuz-$kver
+guest_timeout=${RCVFIX_GUEST_TIMEOUT:-900}
+
+[[ -r $vmlinuz ]] ||
+	die "$vmlinuz not readable: install linux-image-$kver (make deps) and run as root"
+command -v qemu-system-x86_64 > /dev/null ||
+	die "qemu-system-x86_64 missing: install qemu-system-x86 (make deps)"
+[[ $RCVFIX_REPO =~ ^[A-Za-z0-9_./+-]+$ ]] ||
+	die "the repository path '$RCVFIX_REPO' must not contain spaces or shell characters (it goes on the kernel command line)"
+
+mkdir -p "$logs" "$kbuild/run"
+if [[ $mode == test ]]; then
+	console=$logs/console.log results=$logs/results.tap
+else
+	console=$logs/vm-console.log results=$logs/vm-output.log
+fi
+summary=$logs/summary
+rm -f "$console" "$results"
+[[ $mode != test ]] || rm -f "$summary"
+
+mods=$("$HARNESS/mkinitramfs.sh" "$kver" "$kbuild/initramfs.cpio")
+[[ -z ${RCVFIX_VERBOSE:-} ]] || msg "initramfs modules for $kver: ${mods:-none}"
+
+# Settings for run.sh, read in the guest through the read-only 9p share.
+envfile=$kbuild/run/$mode.env
+{
+	printf '%s=%q\n' RCVFIX_MODE "$mode" KVER "$kver" \
+		RCVFIX_KO "$kbuild/module/rcvfix.ko" \
+		RCVFIX_BIN "$RCVFIX_BUILD/bin" \
+		RCVFIX_KMOD "$kbuild/kmod" \
+		RCVFIX_TESTS "${RCVFIX_TESTS:-}" \
+		RCVFIX_TEST_TIMEOUT "${RCVFIX_TEST_TIMEOUT:-300}" \
+		RCVFIX_CMD "${cmd:-}"
+	if [[ $mode == shell ]]; then
+		printf '%s=%q\n' RCVFIX_TERM "${TERM:-vt100}" \
+			RCVFIX_TTY_SIZE "$(stty size 2> /dev/null || echo '24 80')"
+	fi
+} > "$envfile"
+
+append="console=ttyS0,115200 loglevel=5 printk.devkmsg=on log_buf_len=1M"
+append+=" panic=-1 oops=panic panic_on_warn=1"
+append+=" rcvfix_repo=$RCVFIX_REPO rcvfix_env=$envfile"
+append+=" ${RCVFIX_APPEND:-}"
+
+if [[ ${RCVFIX_KVM:-0} == 1 ]]; then
+	accel=(-accel kvm -cpu host)
+else
+	accel=(-accel tcg -cpu max)
+fi
+virtfs=security_model=none,readonly=on,multidevs=remap
+qemu=(qemu-system-x86_64 "${accel[@]}" -m 1024 -smp 2
+	-nodefaults -no-reboot -display none
+	-kernel "$vmlinuz" -initrd "$kbuild/initramfs.cpio" -append "$append"
+	-virtfs "local,path=/,mount_tag=hostroot,$virtfs"
+	-virtfs "local,path=$RCVFIX_REPO,mount_tag=repo,$virtfs")
+# shellcheck disable=SC2206
+qemu+=(${RCVFIX_QEMU_OPTS:-})
+
+# --- console analysis ------------------------------------------------------
+
+# console_hit: first bad line of the console as "LINENO:TEXT", or nothing.
+console_hit() {
+	local l
+	while IFS= read -r l; do
+		[[ ${l#*:} =~ $RCVFIX_BENIGN_LOG_RE ]] && continue
+		echo "$l"
+		return 0
+	done < <(tr -d '\r' < "$console" | grep -nE "$RCVFIX_BAD_LOG_RE")
+}
+
+# test_at LINENO: the test running when the console reached LINENO.
+test_at() {
+	tr -d '\r' < "$console" | awk -v n="$1" '
+		NR <= n && /rcvfix-run: begin / {
+			sub(/.*rcvfix-run: begin /, ""); t = $1
+		}
+		NR <= n && /rcvfix-run: done/ { t = "(after the last test)" }
+		END { print (t == "" ? "(before the first test)" : t) }'
+}
+
+console_excerpt() {	# console_excerpt FROM TO
+	tr -d '\r' < "$console" | sed -n "$1,$2p" | sed 's/^/    | /'
+}
+
+# --- following the results channel while QEMU runs ----------------------
+
+offset=0
+# read_new HANDLER: pass each new complete line of $results to HANDLER.
+read_new() {
+	local data line
+	[[ -f $results ]] || return 0
+	data=$(tail -c +$((offset + 1)) "$results"; printf x)
+	data=${data%x}
+	[[ $data == *$'\n'* ]] || return 0
+	data=${data%$'\n'*}
+	offset=$((offset + ${#data} + 1))
+	while IFS= read -r line; do
+		"$1" "${line%$'\r'}"
+	done <<< "$data"
+}
+
+# run_guest HANDLER: boot, follow, enforce the timeout. Sets qemu_rc, timed_out.
+run_guest() {
+	local qpid start
+	timed_out=0
+	start=$SECONDS
+	"${qemu[@]}" -serial "file:$console" -serial "file:$results" \
+		< /dev/null > "$logs/qemu.log" 2>&1 &
+	qpid=$!
+	while kill -0 "$qpid" 2> /dev/null; do
+		read_new "$1"
+		if ((SECONDS - start >= guest_timeout)); then
+			timed_out=1
+			kill "$qpid" 2> /dev/null || true
+			sleep 2
+			kill -KILL "$qpid" 2> /dev/null || true
+			break
+		fi
+		sleep 1
+	done
+	qemu_rc=0
+	wait "$qpid" || qemu_rc=$?
+	read_new "$1"
+	elapsed=$((SECONDS - start))
+}
+
+# --- test mode ---------------------------------------------------------------
+
+pass=0 fail=0 skip=0 current="(before the first test)" done_seen=0
+show_comments=0 log_failed=" "
+
+on_test_line() {
+	local l=$1
+	case $l in
+	"# running "*)
+		current=${l#"# running "}
+		show_comments=0
+		[[ -z ${RCVFIX_VERBOSE:-} ]] || echo "$l"
+		;;
+	"# rcvfix-run: done")
+		done_seen=1
+		current="(after the last test)"
+		;;
+	"not ok"|"not ok "*)
+		fail=$((fail + 1))
+		show_comments=1
+		[[ $l != *": kernel log: "* ]] || log_failed+="$current "
+		echo "$l"
+		;;
+	ok|"ok "*)
+		if [[ ${l,,} =~ \#[[:space:]]*skip ]]; then
+			skip=$((skip + 1))
+		else
+			pass=$((pass + 1))
+		fi
+		show_comments=0
+		echo "$l"
+		;;
+	"#"*)
+		((show_comments == 0)) && [[ -z ${RCVFIX_VERBOSE:-} ]] || echo "$l"
+		;;
+	esac
+}
+
+harness_fail() {	# harness_fail DESC: one failure found by the host
+	fail=$((fail + 1))
+	echo "not ok - $kver: $*"
+}
+
+run_test_mode() {
+	local hit line_no test shown=0
+	echo "== guest $kver: booting (TCG, 1 GiB, 2 vCPUs, timeout ${guest_timeout}s)"
+	run_guest on_test_line
+
+	if ((timed_out)); then
+		harness_fail "guest timed out in $current after ${guest_timeout}s"
+	fi
+	hit=$(console_hit)
+	if [[ -n $hit ]]; then
+		line_no=${hit%%:*}
+		test=$(test_at "$line_no")
+		if [[ $log_failed != *" $test "* ]]; then
+			harness_fail "kernel log during $test: ${hit#*:}"
+		else
+			echo "# console shows the kernel-log failure of $test:"
+		fi
+		console_excerpt $((line_no > 5 ? line_no - 5 : 1)) $((line_no + 40))
+		shown=1
+	fi
+	if ((!timed_out && !done_seen && shown)); then
+		echo "# the guest stopped there (QEMU exit status $qemu_rc)"
+	elif ((!timed_out && !done_seen)); then
+		harness_fail "guest stopped during $current before the suite ended (QEMU exit status $qemu_rc)"
+	elif ((!timed_out && qemu_rc != 0)); then
+		harness_fail "QEMU exit status $qemu_rc (see $logs/qemu.log)"
+	fi
+	if ((!done_seen && !shown)); then
+		echo "# last console lines ($console):"
+		console_excerpt "$(($(wc -l < "$console") > 25 ? $(wc -l < "$console") - 25 : 1))" '$'
+	fi
+	printf 'passed %d\nfailed %d\nskipped %d\nseconds %d\n' \
+		"$pass" "$fail" "$skip" "$elapsed" > "$summary"
+	echo "== guest $kver: $pass passed, $fail failed$( ((skip == 0)) || echo ", $skip skipped") in ${elapsed}s"
+	((fail == 0)) || echo "   TAP: $results"$'\n'"   console: $console"
+	((fail == 0))
+}
+
+# --- cmd and shell modes -------------------------------------------------------
+
+on_cmd_line() { printf '%s\n' "$1"; }
+
+report_console() {	# report_console: show a bad kernel-log line; 1 if any
+	local hit line_no
+	hit=$(console_hit)
+	[[ -n $hit ]] || return 0
+	line_no=${hit%%:*}
+	echo "rcvfix-harness: kernel log: ${hit#*:}" >&2
+	console_excerpt $((line_no > 5 ? line_no - 5 : 1)) $((line_no + 40)) >&2
+	return 1
+}
+
+run_cmd_mode() {
+	local st bad=0
+	run_guest on_cmd_line
+	# a last line without newline
+	[[ ! -f $results ]] || tail -c +$((offset + 1)) "$results"
+	report_console || bad=1
+	if ((timed_out)); then
+		msg "guest timed out after ${guest_timeout}s (console: $console)"
+		return 124
+	fi
+	st=$(tr -d '\r' < "$console" | sed -n 's/.*rcvfix-run: command exit status \([0-9]*\).*/\1/p' | tail -n 1)
+	if [[ -z $st ]]; then
+		msg "guest stopped before the command finished (console: $console)"
+		((bad)) || console_excerpt "$(($(wc -l < "$console") > 25 ? $(wc -l < "$console") - 25 : 1))" '$' >&2
+		return 1
+	fi
+	((bad == 0)) || { msg "command exit status $st, but the kernel log failed"; return 1; }
+	return "$st"
+}
+
+run_shell_mode() {
+	[[ -t 0 && -t 1 ]] ||
+		die "vm-shell needs a terminal; without one pass a command: make vm-shell CMD='...'"
+	msg "booting $kver; console log: $console"
+	"${qemu[@]}" -chardev "stdio,id=con,mux=on,signal=off,logfile=$console" \
+		-serial chardev:con -mon chardev=con,mode=readline \
+		-serial "file:$results" || return
+	report_console
+}
+
+case $mode in
+test) run_test_mode ;;
+cmd) run_cmd_mode ;;
+shell) run_shell_mode ;;
+esac

@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bpf_rcvbuf: attach the rcvfix_sockops BPF program to a cgroup v2 folder,
+ * run a command inside that cgroup, then print what bpf_setsockopt(SO_RCVBUF)
+ * returned at each hook. Drives the BPF-path test (tests/guest/30-bpf.t).
+ */
+#include "common.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <linux/types.h>
+
+#include "rcvfix_sockops.h"
+#include "rcvfix_sockops.skel.h"
+
+static const char usage[] =
+"usage: bpf_rcvbuf -g CGROUP [-c VAL] [-P VAL] [-A VAL] [-p PORT] [-T SECONDS]\n"
+"                  -- COMMAND [ARG...]\n"
+"Attaches a sockops program to the cgroup v2 folder CGROUP (created if\n"
+"missing), runs COMMAND in it, and prints one line per enabled hook:\n"
+"  hook=<name> calls=<n> rc=<bpf_setsockopt return> rcvbuf=<SO_RCVBUF after>\n"
+"  -c VAL  bpf_setsockopt(SO_RCVBUF, VAL) at TCP_CONNECT_CB (before the SYN)\n"
+"  -P VAL  ... at PASSIVE_ESTABLISHED_CB (accepted socket, softirq)\n"
+"  -A VAL  ... at ACTIVE_ESTABLISHED_CB (connecting socket, softirq)\n"
+"  -p PORT only for connections with that local or remote port\n"
+"  -T SEC  kill COMMAND's process group after SEC seconds (default 30)\n"
+"Exit: COMMAND's exit status; 124 if it was killed; 3 on a setup error.\n";
+
+static const char *const hook_names[RCVFIX_HOOK_MAX] = {
+	"connect", "passive", "active",
+};
+
+static int libbpf_quiet(enum libbpf_print_level level, const char *fmt,
+			va_list ap)
+{
+	if (level == LIBBPF_DEBUG)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+static volatile sig_atomic_t timed_out;
+
+static void on_timeout(int sig)
+{
+	(void)sig;
+	timed_out = 1;
+}
+
+int main(int argc, char **argv)
+{
+	struct rcvfix_sockops_cfg cfg = { 0 };
+	const char *cgroup = NULL;
+	struct rcvfix_sockops *skel;
+	int timeout = 30, cgfd, c, status, ret;
+	__u32 key = 0, h;
+	pid_t pid;
+
+	prog_name = "bpf_rcvbuf";
+	while ((c = getopt(argc, argv, "+g:c:P:A:p:T:h")) != -1) {
+		switch (c) {
+		case 'g': cgroup = optarg; break;
+		case 'c':
+			cfg.enabled |= 1U << RCVFIX_HOOK_CONNECT;
+			cfg.val[RCVFIX_HOOK_CONNECT] = parse_int("-c", optarg);
+			break;
+		case 'P':
+			cfg.enabled |= 1U << RCVFIX_HOOK_PASSIVE;
+			cfg.val[RCVFIX_HOOK_PASSIVE] = parse_int("-P", optarg);
+			break;
+		case 'A':
+			cfg.enabled |= 1U << RCVFIX_HOOK_ACTIVE;
+			cfg.val[RCVFIX_HOOK_ACTIVE] = parse_int("-A", optarg);
+			break;
+		case 'p': cfg.port = parse_int("-p", optarg); break;
+		case 'T': timeout = parse_int("-T", optarg); break;
+		case 'h':
+			fputs(usage, stdout);
+			return 0;
+		default: die(EXIT_USAGE, "bad option (try -h)");
+		}
+	}
+	if (!cgroup || optind >= argc)
+		die(EXIT_USAGE, "need -g CGROUP and a COMMAND (try -h)");
+
+	if (mkdir(cgroup, 0755) && errno != EEXIST)
+		die(EXIT_SETUP, "mkdir %s: %s (is cgroup2 mounted there?)",
+		    cgroup, strerror(errno));
+	cgfd = open(cgroup, O_RDONLY | O_DIRECTORY);
+	if (cgfd < 0)
+		die(EXIT_SETUP, "open %s: %s", cgroup, strerror(errno));
+
+	libbpf_set_print(libbpf_quiet);
+	skel = rcvfix_sockops__open_and_load();
+	if (!skel)
+		die(EXIT_SETUP, "cannot load the BPF object: %s (is this kernel "
+		    "built with CONFIG_CGROUP_BPF, and are we root?)",
+		    strerror(errno));
+	if (bpf_map_update_elem(bpf_map__fd(skel->maps.rcvfix_cfg), &key, &cfg,
+				BPF_ANY))
+		die(EXIT_SETUP, "cannot write the config map: %s",
+		    strerror(errno));
+	skel->links.rcvfix_sockops =
+		bpf_program__attach_cgroup(skel->progs.rcvfix_sockops, cgfd);
+	if (!skel->links.rcvfix_sockops)
+		die(EXIT_SETUP, "cannot attach to %s: %s", cgroup,
+		    strerror(errno));
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		die(EXIT_SETUP, "fork: %s", strerror(errno));
+	if (pid == 0) {
+		char path[4096], buf[32];
+		int fd, n;
+
+		setpgid(0, 0);
+		snprintf(path, sizeof(path), "%s/cgroup.procs", cgroup);
+		n = snprintf(buf, sizeof(buf), "%d\n", (int)getpid());
+		fd = open(path, O_WRONLY);
+		if (fd < 0 || write(fd, buf, n) != n)
+			die(EXIT_SETUP, "cannot join %s: %s", path,
+			    strerror(errno));
+		close(fd);
+		execvp(argv[optind], argv + optind);
+		die(127, "exec %s: %s", argv[optind], strerror(errno));
+	}
+	signal(SIGALRM, on_timeout);
+	alarm(timeout);
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR)
+			die(EXIT_SETUP, "waitpid: %s", strerror(errno));
+		if (timed_out) {
+			fprintf(stderr, "bpf_rcvbuf: command still running "
+				"after %d s, killing it\n", timeout);
+			kill(-pid, SIGKILL);
+			timed_out = 0;
+			timeout = -1;
+		}
+	}
+	alarm(0);
+
+	for (h = 0; h < RCVFIX_HOOK_MAX; h++) {
+		struct rcvfix_sockops_res res = { 0 };
+
+		if (!(cfg.enabled & (1U << h)))
+			continue;
+		if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.rcvfix_res), &h,
+					&res))
+			die(EXIT_SETUP, "cannot read the result map: %s",
+			    strerror(errno));
+		printf("hook=%s calls=%u rc=%d rcvbuf=%d get_rc=%d\n",
+		       hook_names[h], res.calls, res.rc, res.rcvbuf,
+		       res.get_rc);
+	}
+	rcvfix_sockops__destroy(skel);
+	close(cgfd);
+
+	if (timeout < 0)
+		ret = EXIT_TIMEOUT;
+	else if (WIFEXITED(status))
+		ret = WEXITSTATUS(status);
+	else
+		ret = 128 + WTERMSIG(status);
+	return ret;
+}

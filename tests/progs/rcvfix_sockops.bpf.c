@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cgroup/sockops program for the rcvfix BPF-path test: at the hooks the
+ * loader enables, calls bpf_setsockopt(SOL_SOCKET, SO_RCVBUF, val) and
+ * records the return code and the resulting SO_RCVBUF. No vmlinux.h needed.
+ */
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_endian.h>
+#include "rcvfix_sockops.h"
+
+#define SOL_SOCKET	1	/* asm-generic/socket.h, as on x86 */
+#define SO_RCVBUF	8
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct rcvfix_sockops_cfg);
+} rcvfix_cfg SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, RCVFIX_HOOK_MAX);
+	__type(key, __u32);
+	__type(value, struct rcvfix_sockops_res);
+} rcvfix_res SEC(".maps");
+
+SEC("sockops")
+int rcvfix_sockops(struct bpf_sock_ops *skops)
+{
+	struct rcvfix_sockops_res *res;
+	struct rcvfix_sockops_cfg *cfg;
+	__u32 zero = 0, hook, key;
+	int val, got = -1;
+
+	switch (skops->op) {
+	case BPF_SOCK_OPS_TCP_CONNECT_CB:
+		hook = RCVFIX_HOOK_CONNECT;
+		break;
+	case BPF_SOCK_OPS_PASSIVE_ESTABLISHED_CB:
+		hook = RCVFIX_HOOK_PASSIVE;
+		break;
+	case BPF_SOCK_OPS_ACTIVE_ESTABLISHED_CB:
+		hook = RCVFIX_HOOK_ACTIVE;
+		break;
+	default:
+		return 1;
+	}
+	cfg = bpf_map_lookup_elem(&rcvfix_cfg, &zero);
+	if (!cfg || !(cfg->enabled & (1U << hook)))
+		return 1;
+	if (cfg->port && cfg->port != skops->local_port &&
+	    cfg->port != bpf_ntohl(skops->remote_port))
+		return 1;
+	/* Index with @hook, a constant per branch; look up with a copy, so
+	 * the verifier of older kernels still knows @hook's bounds. */
+	val = cfg->val[hook];
+	key = hook;
+	res = bpf_map_lookup_elem(&rcvfix_res, &key);
+	if (!res)
+		return 1;
+	res->rc = bpf_setsockopt(skops, SOL_SOCKET, SO_RCVBUF, &val,
+				 sizeof(val));
+	res->get_rc = bpf_getsockopt(skops, SOL_SOCKET, SO_RCVBUF, &got,
+				     sizeof(got));
+	res->rcvbuf = got;
+	__sync_fetch_and_add(&res->calls, 1);
+	return 1;
+}
+
+char _license[] SEC("license") = "GPL";

@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sysctlw: write bytes to a file (a sysctl) in exactly one write() call and
+ * print what write() returned and errno; optionally without CAP_NET_ADMIN.
+ * Lets the tests check -EINVAL / -EPERM from sysctl handlers precisely.
+ */
+#include "common.h"
+
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <sys/syscall.h>
+
+static const char usage[] =
+"usage: sysctlw [--drop-cap] [--repeat N] PATH DATA\n"
+"Opens PATH for writing and writes DATA (repeated N times, default once;\n"
+"DATA may be empty) with one write() call. Prints\n"
+"  ret=<write() return> errno=<name|0>\n"
+"  --drop-cap  drop CAP_NET_ADMIN (effective, permitted, inheritable) first\n"
+"Exit: 0 if every byte was written, 1 if write() failed or was short,\n"
+"3 if PATH cannot be opened (printed as ret=open errno=<name>).\n";
+
+static void drop_net_admin(void)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2];
+	unsigned int bit = CAP_TO_MASK(CAP_NET_ADMIN);
+	int i = CAP_TO_INDEX(CAP_NET_ADMIN);
+
+	if (syscall(SYS_capget, &hdr, data))
+		die(EXIT_SETUP, "capget: %s", strerror(errno));
+	data[i].effective &= ~bit;
+	data[i].permitted &= ~bit;
+	data[i].inheritable &= ~bit;
+	if (syscall(SYS_capset, &hdr, data))
+		die(EXIT_SETUP, "capset: %s", strerror(errno));
+}
+
+int main(int argc, char **argv)
+{
+	long long repeat = 1, i;
+	size_t dlen, len;
+	char *buf;
+	ssize_t n;
+	int a = 1, fd;
+
+	prog_name = "sysctlw";
+	for (; a < argc && argv[a][0] == '-' && argv[a][1] == '-'; a++) {
+		if (!strcmp(argv[a], "--help")) {
+			fputs(usage, stdout);
+			return 0;
+		} else if (!strcmp(argv[a], "--drop-cap")) {
+			drop_net_admin();
+		} else if (!strcmp(argv[a], "--repeat") && a + 1 < argc) {
+			repeat = parse_ll("--repeat", argv[++a]);
+			if (repeat < 0 || repeat > (1 << 24))
+				die(EXIT_USAGE, "--repeat: 0..16777216");
+		} else if (!strcmp(argv[a], "--")) {
+			a++;
+			break;
+		} else {
+			die(EXIT_USAGE, "unknown flag '%s' (try --help)",
+			    argv[a]);
+		}
+	}
+	if (argc - a != 2)
+		die(EXIT_USAGE, "need PATH and DATA (try --help)");
+
+	dlen = strlen(argv[a + 1]);
+	len = dlen * repeat;
+	buf = malloc(len + 1);
+	if (!buf)
+		die(EXIT_SETUP, "out of memory");
+	for (i = 0; i < repeat; i++)
+		memcpy(buf + i * dlen, argv[a + 1], dlen);
+
+	fd = open(argv[a], O_WRONLY);
+	if (fd < 0) {
+		printf("ret=open errno=%s\n", errno_name(errno));
+		return EXIT_SETUP;
+	}
+	n = write(fd, buf, len);
+	printf("ret=%zd errno=%s\n", n, errno_name(n < 0 ? errno : 0));
+	close(fd);
+	free(buf);
+	return n == (ssize_t)len ? 0 : 1;
+}

@@ -1,0 +1,105 @@
+# SPDX-License-Identifier: GPL-2.0
+# Helpers of the stress and fault tests (tests/guest/82-89*.t), sourced after
+# tests/guest/lib.sh: short or long form, kernel-log scans stricter than the
+# runner's, slab and memory snapshots, and timing.
+
+# The form: "long" with RCVFIX_STRESS=long in the guest's environment, or
+# rcvfix_stress=long on the kernel command line (`make stress` puts it
+# there: the harness passes only its own variables into the guest).
+RCVFIX_STRESS=${RCVFIX_STRESS:-${rcvfix_stress:-short}}
+stress_long() { [[ $RCVFIX_STRESS == long ]]; }
+
+_stress_t0=$SECONDS
+
+# stress_wall: "# wall time" comment; call last.
+stress_wall() {
+	echo "# $RCVFIX_TEST: form $RCVFIX_STRESS, wall time $((SECONDS - _stress_t0)) s on $(uname -r)"
+}
+
+# shellcheck source=../harness/kernel-log.sh
+source "$RCVFIX_REPO/tests/harness/kernel-log.sh"
+
+# Kernel-log lines that fail a stress test: the runner's list plus what
+# slub_debug, KFENCE, the hung-task detector and the sysctl and netdevice
+# cores print when something leaks or is used after free.
+STRESS_BAD_LOG_RE="$RCVFIX_BAD_LOG_RE"'|BUG [-a-z0-9_:()]+ \(|Poison overwritten|Redzone overwritten|Object (already free|corrupt)|Freepointer corrupt|INFO: task .* blocked for more than|sysctl (duplicate entry|table check failed)|unregister_netdevice: waiting|proc_dir_entry .* already registered|remove_proc_entry: removing non-empty'
+
+# stress_log_since MARK: kernel-log lines after the dmesg_mark MARK.
+stress_log_since() { dmesg_since_mark "$1"; }
+
+# stress_log_bad MARK: the bad lines after MARK (nothing if clean).
+stress_log_bad() {
+	stress_log_since "$1" | grep -E "$STRESS_BAD_LOG_RE" |
+		grep -vE "$RCVFIX_BENIGN_LOG_RE"
+}
+
+# stress_log_loud MARK: kernel (not user-space) lines at warning level or
+# more severe after MARK, as "<level>text".
+stress_log_loud() {
+	dmesg -r | awk -v m="rcvfix-test: $RCVFIX_TEST: $1" '
+		f && match($0, /^<[0-9]+>/) {
+			p = substr($0, 2, RLENGTH - 2) + 0
+			# facility 0 (kernel) and level 0..4 (emerg..warning)
+			if (p < 8 && p <= 4) print
+		}
+		index($0, m) { f = 1 }'
+}
+
+# check_log_clean DESC MARK: no bad kernel-log line after MARK.
+check_log_clean() {
+	local bad
+	bad=$(stress_log_bad "$2")
+	if [[ -z $bad ]]; then
+		ok "$1"
+	else
+		fail "$1" "$(head -n 5 <<< "$bad")"
+	fi
+}
+
+# slab_shrink: flush per-CPU slabs so that /proc/slabinfo counts exactly.
+slab_shrink() {
+	local f
+	for f in /sys/kernel/slab/*/shrink; do echo 1 > "$f"; done 2> /dev/null
+	return 0
+}
+
+# slab_snapshot FILE: "cache active_objs object_size" of every cache.
+slab_snapshot() {
+	slab_shrink
+	awk 'NR > 2 { print $1, $2, $4 }' /proc/slabinfo > "$1"
+}
+
+# slab_growth BEFORE AFTER: "cache objects bytes" for every cache that
+# grew, largest growth in bytes first.
+slab_growth() {
+	awk 'NR == FNR { b[$1] = $2; next }
+	     { d = $2 - b[$1]; if (d > 0) print $1, d, d * $3 }' "$1" "$2" |
+		sort -k3,3nr
+}
+
+# slab_total FILE: bytes in all slab objects of a snapshot.
+slab_total() { awk '{ s += $2 * $3 } END { print s + 0 }' "$1"; }
+
+# slab_active CACHE: active objects of one cache, exactly (after a shrink).
+slab_active() {
+	slab_shrink
+	awk -v c="$1" '$1 == c { print $2; f = 1 } END { if (!f) print 0 }' \
+		/proc/slabinfo
+}
+
+# netns_settle BASE [SECONDS]: wait until at most BASE network namespaces
+# are allocated (the kernel destroys them asynchronously); prints the
+# final count, fails if it stays above BASE.
+netns_settle() {
+	local i n
+	for ((i = 0; i < ${2:-60}; i++)); do
+		n=$(slab_active net_namespace)
+		((n <= $1)) && { echo "$n"; return 0; }
+		sleep 1
+	done
+	echo "$n"
+	return 1
+}
+
+# meminfo KEY: a /proc/meminfo value in kB.
+meminfo() { awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo; }
