@@ -54,7 +54,7 @@ deps-build:
 	@$(HARNESS)/deps.sh $(DEB_BUILD) $(DEB_TOOLS) $(DEB_BUILD_KDIR)
 
 deps: deps-build
-	@$(HARNESS)/deps.sh $(DEB_CHECK) $(call kernel_pkgs,$(KVERS))
+	@$(HARNESS)/deps.sh $(DEB_CHECK) $(call kernel_pkgs,$(filter-out $(KVERS_CHROOT),$(KVERS)))
 
 module: | deps-build
 	@test -f $(KDIR)/Makefile || { echo "KDIR=$(KDIR) is not a kernel build tree: install its headers or pass KDIR=/lib/modules/\$$(uname -r)/build" >&2; exit 2; }
@@ -74,16 +74,10 @@ progs: | deps-build
 # The module and the test modules for one kernel, in build/<kver>/ so that
 # kernels do not share objects.
 KBUILD_TARGETS := $(sort $(addprefix kbuild-,$(KVERS) $(KVER)))
+# mk/newest.mk sets another KBUILD_CMD for kernels built in its chroot.
+KBUILD_CMD = $(HARNESS)/kbuild.sh
 $(KBUILD_TARGETS): kbuild-%: | deps
-	@test -f $(call kdir_of,$*)/Makefile || { echo "$(call kdir_of,$*) missing: make deps KVERS=$*" >&2; exit 2; }
-	@test -f module/Kbuild || { echo "module/Kbuild missing" >&2; exit 2; }
-	@$(HARNESS)/sync-tree.sh module $(BUILD)/$*/module
-	$(MAKE) -C $(call kdir_of,$*) M=$(BUILD)/$*/module modules
-	@mkdir -p $(BUILD)/$*/kmod
-	@if [ -f tests/kmod/Kbuild ]; then \
-		$(HARNESS)/sync-tree.sh tests/kmod $(BUILD)/$*/kmod && \
-		$(MAKE) -C $(call kdir_of,$*) M=$(BUILD)/$*/kmod modules; \
-	fi
+	@MAKE="$(MAKE)" $(KBUILD_CMD) $*
 
 # --- test ----------------------------------------------------------------------
 
@@ -93,7 +87,7 @@ check: deps tools progs $(addprefix kbuild-,$(KVERS))
 
 # The same on the PREEMPT_RT flavours too.
 check-all:
-	@$(MAKE) --no-print-directory check KVERS="$(KVERS) $(KVERS_RT)"
+	@$(MAKE) --no-print-directory check KVERS="$(KVERS) $(KVERS_RT) $(KVERS_NEWEST)"
 
 # A guest with everything built: a shell, or CMD="..." run and powered off.
 vm-shell: deps tools progs kbuild-$(KVER)

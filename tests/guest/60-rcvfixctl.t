@@ -123,8 +123,8 @@ check_eq "disable clears the sysctl" 0 "$(enable_of)"
 
 # --- other namespaces ------------------------------------------------------------
 
-a=$(netns_new a)
-b=$(netns_new b)
+nsa=$(netns_new a)
+nsb=$(netns_new b)
 unshare -n sleep 60 &
 anon=$!
 # wait until the child is inside its own namespace
@@ -133,17 +133,17 @@ for _ in $(seq 50); do
 	sleep 0.1
 done
 
-run_ctl enable --netns "$a"
+run_ctl enable --netns "$nsa"
 check_rc "enable --netns NAME: exit 0" 0
-check_eq "enable --netns NAME: that namespace" 1 "$(enable_of "$a")"
-check_eq "enable --netns NAME: not the others" "0 0" "$(enable_of) $(enable_of "$b")"
-run_ctl --json status --netns "$a"
+check_eq "enable --netns NAME: that namespace" 1 "$(enable_of "$nsa")"
+check_eq "enable --netns NAME: not the others" "0 0" "$(enable_of) $(enable_of "$nsb")"
+run_ctl --json status --netns "$nsa"
 check_eq "status --netns NAME names it and shows its switch" \
-	"[\"$a\"] 1 false" \
+	"[\"$nsa\"] 1 false" \
 	"$(jq -M -c -r '.netns[0] | "\(.names) \(.enable) \(.current)"' <<< "$out")"
-run_ctl disable --netns "/run/netns/$a"
+run_ctl disable --netns "/run/netns/$nsa"
 check_rc "disable --netns PATH: exit 0" 0
-check_eq "disable --netns PATH: that namespace" 0 "$(enable_of "$a")"
+check_eq "disable --netns PATH: that namespace" 0 "$(enable_of "$nsa")"
 
 run_ctl enable --netns "no-such-ns-$$"
 check_rc "enable --netns unknown: exit 4" 4 "not found.*ip netns list"
@@ -155,17 +155,17 @@ check_rc "a namespace that is no network namespace: exit 4" 4 "not a network nam
 run_ctl enable --all
 check_rc "enable --all: exit 0" 0
 check_eq "enable --all: here, both named and the unnamed one" "1 1 1 1" \
-	"$(enable_of) $(enable_of "$a") $(enable_of "$b") $(nsenter -t "$anon" -n cat /proc/sys/net/rcvfix/enable)"
+	"$(enable_of) $(enable_of "$nsa") $(enable_of "$nsb") $(nsenter -t "$anon" -n cat /proc/sys/net/rcvfix/enable)"
 run_ctl --json status --all
 check_rc "status --all: exit 0" 0
 ids=$(jq -M -r '.netns[].id' <<< "$out" | sort)
-want=$(for p in self "$anon"; do readlink /proc/$p/ns/net; done
-	for n in "$a" "$b"; do in_ns "$n" readlink /proc/self/ns/net; done)
-want=$(sort <<< "$want")
-[[ $(comm -13 <(echo "$ids") <(echo "$want")) == "" ]] &&
+wanted=$(for p in self "$anon"; do readlink /proc/$p/ns/net; done
+	for n in "$nsa" "$nsb"; do in_ns "$n" readlink /proc/self/ns/net; done)
+wanted=$(sort <<< "$wanted")
+[[ $(comm -13 <(echo "$ids") <(echo "$wanted")) == "" ]] &&
 	ok "status --all lists this, the named and the unnamed namespaces" ||
 	fail "status --all lists this, the named and the unnamed namespaces" \
-		"listed: $(echo $ids)" "wanted: $(echo $want)"
+		"listed: ${ids//$'\n'/ }" "wanted: ${wanted//$'\n'/ }"
 check_eq "status --all: unique namespaces" "$(wc -l <<< "$ids")" \
 	"$(sort -u <<< "$ids" | wc -l)"
 check_eq "status --all: every one enabled" "" \
@@ -176,7 +176,7 @@ check_eq "status --all: the unnamed one found by its process" "$anon" \
 run_ctl disable --all
 check_rc "disable --all: exit 0" 0
 check_eq "disable --all: all off" "0 0 0 0" \
-	"$(enable_of) $(enable_of "$a") $(enable_of "$b") $(nsenter -t "$anon" -n cat /proc/sys/net/rcvfix/enable)"
+	"$(enable_of) $(enable_of "$nsa") $(enable_of "$nsb") $(nsenter -t "$anon" -n cat /proc/sys/net/rcvfix/enable)"
 kill "$anon" 2> /dev/null
 wait "$anon" 2> /dev/null
 
@@ -184,6 +184,7 @@ wait "$anon" 2> /dev/null
 
 # An unprivileged user, and root without CAP_NET_ADMIN.
 nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all)
+# shellcheck disable=SC2054 # the commas belong to setpriv
 noadmin=(setpriv --inh-caps=-all --bounding-set=-net_admin,-sys_admin)
 
 rc=0
@@ -196,14 +197,14 @@ err=$("${noadmin[@]}" "$ctl" enable 2>&1 > /dev/null) || rc=$?
 check_rc "enable without CAP_NET_ADMIN: exit 3" 3 "CAP_NET_ADMIN"
 check_eq "... the switch stays off" 0 "$(enable_of)"
 rc=0
-err=$("${noadmin[@]}" "$ctl" enable --netns "$a" 2>&1 > /dev/null) || rc=$?
+err=$("${noadmin[@]}" "$ctl" enable --netns "$nsa" 2>&1 > /dev/null) || rc=$?
 check_rc "enable --netns without CAP_SYS_ADMIN: exit 3" 3 "run as root"
-check_eq "... its switch stays off" 0 "$(enable_of "$a")"
+check_eq "... its switch stays off" 0 "$(enable_of "$nsa")"
 rc=0
 out=$("${nobody[@]}" "$ctl" status 2> /dev/null) || rc=$?
 check_rc "status of this namespace needs no privilege" 0
 rc=0
-err=$("${nobody[@]}" "$ctl" status --netns "$a" 2>&1 > /dev/null) || rc=$?
+err=$("${nobody[@]}" "$ctl" status --netns "$nsa" 2>&1 > /dev/null) || rc=$?
 check_rc "status --netns as an unprivileged user: exit 3" 3 "run as root"
 
 # --- the module going away -----------------------------------------------------

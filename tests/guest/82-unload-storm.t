@@ -38,9 +38,8 @@ out=/tmp/82-storm.out
 "$RCVFIX_BIN/stress-storm" --ko "$RCVFIX_KO" --ns "$a" --ns "$b" \
 	--ns "$c" --ns "$d" --target 0=10.99.82.2 --target 1=10.99.82.1 \
 	--cycles "$cycles" --phase-ms "$phase" --hold "$hold" \
-	--timeout 3000 --show-stacks "${ksock[@]}" > "$out" 2>&1
-st=$?
-cat "$out"
+	--timeout 3000 --show-stacks "${ksock[@]}" 2>&1 | tee "$out"
+st=${PIPESTATUS[0]}
 sum=$(grep '^summary ' "$out")
 
 check_eq "stress-storm finished (exit status)" 0 "$st"

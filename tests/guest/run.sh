@@ -148,10 +148,17 @@ kernel_log_since() {	# kernel_log_since MARK: dmesg lines after MARK
 	dmesg | awk -v m="$1" 'f; index($0, m) { f = 1 }'
 }
 
-tap() { echo "$*" >&3; }
+n_results=0
+tap() {	# tap LINE: one line on the results channel
+	case $1 in
+	ok|"ok "*|"not ok"|"not ok "*) n_results=$((n_results + 1)) ;;
+	esac
+	echo "$1" >&3
+}
 
 run_one() {	# run_one SCRIPT
 	local t=$1 name out pid st line n_res=0 n_fail=0 mark bad left
+	local start=$SECONDS
 	name=$(basename "$t" .t)
 	seq_no=$((seq_no + 1))
 	mark="rcvfix-run: begin $name #$seq_no"
@@ -197,9 +204,10 @@ run_one() {	# run_one SCRIPT
 		tap "not ok - $name: kernel log: $(head -n 1 <<< "$bad")"
 		kernel_log_since "$mark" | grep -m 1 -E -B 5 -A 30 \
 			"$RCVFIX_BAD_LOG_RE" | while IFS= read -r line; do
-			tap "#   $line"
+			echo "#   $line" >&3
 		done
 	fi
+	tap "# time $name $((SECONDS - start))s"
 }
 
 selected() {	# selected NAME: is NAME in RCVFIX_TESTS (or is that empty)?
@@ -230,6 +238,7 @@ run_tests() {
 	for t in "${scripts[@]}"; do
 		run_one "$t"
 	done
+	tap "1..$n_results"
 	tap "# rcvfix-run: done"
 	say "done"
 }
@@ -248,7 +257,8 @@ run_shell() {
 	local tty=/dev/ttyS0
 	ip link set lo up
 	stty -F $tty sane
-	[[ -n ${RCVFIX_TTY_SIZE:-} ]] && stty -F $tty rows "${RCVFIX_TTY_SIZE% *}" cols "${RCVFIX_TTY_SIZE#* }"
+	[[ ${RCVFIX_TTY_SIZE:-0 0} == "0 0" ]] ||
+		stty -F $tty rows "${RCVFIX_TTY_SIZE% *}" cols "${RCVFIX_TTY_SIZE#* }"
 	export TERM=${RCVFIX_TERM:-vt100}
 	export PS1="rcvfix-guest($KVER):\w# "
 	cat > $tty <<-EOF

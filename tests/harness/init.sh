@@ -41,6 +41,14 @@ mount -t tmpfs -o mode=755,nosuid,nodev tmpfs /newroot/run ||
 # The repository may live under the host's /tmp, now hidden: mount it again.
 mkdir -p "/newroot$rcvfix_repo" 2> /dev/null
 mount9p repo "/newroot$rcvfix_repo" || fail "cannot mount the repository"
+# A kernel unpacked from packages (vm.sh: rcvfix_moddir=) brings its modules
+# folder: bind it over /lib/modules/<release>, on a tmpfs if the host has none.
+if [ -n "$rcvfix_moddir" ]; then
+	d=/newroot/lib/modules/$(uname -r)
+	[ -d "$d" ] || { mount -t tmpfs -o mode=755 tmpfs /newroot/lib/modules &&
+		mkdir "$d"; } || fail "cannot create $d"
+	mount --bind "/newroot$rcvfix_moddir" "$d" || fail "cannot bind $rcvfix_moddir"
+fi
 
 umount /proc /sys
 mount --move /dev /newroot/dev || fail "cannot move /dev"

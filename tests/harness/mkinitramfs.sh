@@ -12,7 +12,7 @@ export LC_ALL=C
 
 [[ $# -eq 2 ]] || die "usage: mkinitramfs.sh KVER OUTPUT.cpio"
 kver=$1 out=$2
-moddir=/lib/modules/$kver
+moddir=${RCVFIX_MODDIR:-/lib/modules/$kver}
 busybox=${RCVFIX_BUSYBOX:-/bin/busybox}
 
 [[ -r $moddir/modules.dep ]] ||
@@ -56,7 +56,7 @@ for n in "${wanted[@]}"; do resolve "$n"; done
 
 mkdir -p "$(dirname "$out")"
 stage=$(mktemp -d "$out.stage.XXXXXX")
-trap 'rm -rf "$stage"' EXIT
+trap 'rm -rf "$stage" "$stage.cpio"' EXIT
 mkdir -p "$stage"/{bin,dev,proc,sys,newroot,modules}
 cp "$busybox" "$stage/bin/busybox"
 cp "$HARNESS/init.sh" "$stage/init"
@@ -75,7 +75,8 @@ for n in "${order[@]}"; do
 	i=$((i + 1))
 done
 
+# Concurrent runs may build the same file: write aside, rename atomically.
 (cd "$stage" && find . -mindepth 1 | sort |
-	cpio --quiet -o -H newc -R 0:0) > "$out.tmp"
-mv "$out.tmp" "$out"
+	cpio --quiet -o -H newc -R 0:0) > "$stage.cpio"
+mv "$stage.cpio" "$out"
 echo "${order[*]}"

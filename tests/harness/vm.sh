@@ -34,7 +34,12 @@ esac
 
 kbuild=$RCVFIX_BUILD/$kver
 logs=$kbuild/logs
-vmlinuz=/boot/vmlinuz-$kver
+# A kernel unpacked from packages (newest-kernel.sh) sets RCVFIX_VMLINUZ and
+# RCVFIX_MODDIR (its modules folder) in build/KVER/kernel.env; default: the
+# kernel installed in /boot and /lib/modules.
+[[ ! -r $kbuild/kernel.env ]] || source "$kbuild/kernel.env"
+export RCVFIX_MODDIR
+vmlinuz=${RCVFIX_VMLINUZ:-/boot/vmlinuz-$kver}
 guest_timeout=${RCVFIX_GUEST_TIMEOUT:-900}
 
 [[ -r $vmlinuz ]] ||
@@ -51,8 +56,25 @@ else
 	console=$logs/vm-console.log results=$logs/vm-output.log
 fi
 summary=$logs/summary
+
+# One run per kernel and mode writes these logs; a test or cmd guest also
+# holds build/KVER/.lock shared so that kbuild.sh does not rebuild under it.
+exec 8> "$logs/.$mode.lock"
+if ! flock -n 8; then
+	msg "waiting for another '$mode' run of $kver to end"
+	flock 8
+fi
+if [[ $mode != shell ]]; then
+	exec 9> "$kbuild/.lock"
+	if ! flock -s -n 9; then
+		msg "waiting for the build of $kver to end"
+		flock -s 9
+	fi
+fi
 rm -f "$console" "$results"
 [[ $mode != test ]] || rm -f "$summary"
+: > "$console"
+: > "$results"
 
 mods=$("$HARNESS/mkinitramfs.sh" "$kver" "$kbuild/initramfs.cpio")
 [[ -z ${RCVFIX_VERBOSE:-} ]] || msg "initramfs modules for $kver: ${mods:-none}"
@@ -76,6 +98,7 @@ envfile=$kbuild/run/$mode.env
 append="console=ttyS0,115200 loglevel=5 printk.devkmsg=on log_buf_len=1M"
 append+=" panic=-1 oops=panic panic_on_warn=1"
 append+=" rcvfix_repo=$RCVFIX_REPO rcvfix_env=$envfile"
+append+="${RCVFIX_MODDIR:+ rcvfix_moddir=$RCVFIX_MODDIR}"
 append+=" ${RCVFIX_APPEND:-}"
 
 if [[ ${RCVFIX_KVM:-0} == 1 ]]; then
@@ -94,24 +117,20 @@ qemu+=(${RCVFIX_QEMU_OPTS:-})
 
 # --- console analysis ------------------------------------------------------
 
-# console_hit: first bad line of the console as "LINENO:TEXT", or nothing.
-console_hit() {
-	local l
-	while IFS= read -r l; do
-		[[ ${l#*:} =~ $RCVFIX_BENIGN_LOG_RE ]] && continue
-		echo "$l"
-		return 0
-	done < <(tr -d '\r' < "$console" | grep -nE "$RCVFIX_BAD_LOG_RE")
-}
-
-# test_at LINENO: the test running when the console reached LINENO.
-test_at() {
-	tr -d '\r' < "$console" | awk -v n="$1" '
-		NR <= n && /rcvfix-run: begin / {
-			sub(/.*rcvfix-run: begin /, ""); t = $1
+# console_hits: the first bad line of each test on the console, as
+# "LINENO<TAB>TEST<TAB>TEXT" lines; TEST is the script running at the time.
+console_hits() {
+	awk -v bad="$RCVFIX_BAD_LOG_RE" -v benign="$RCVFIX_BENIGN_LOG_RE" '
+		{ sub(/\r$/, "") }
+		/rcvfix-run: begin / {
+			s = $0; sub(/.*rcvfix-run: begin /, "", s)
+			split(s, w, " "); t = w[1]; next
 		}
-		NR <= n && /rcvfix-run: done/ { t = "(after the last test)" }
-		END { print (t == "" ? "(before the first test)" : t) }'
+		/rcvfix-run: done/ { t = "(after the last test)"; next }
+		$0 ~ bad && $0 !~ benign {
+			n = (t == "" ? "(before the first test)" : t)
+			if (!(n in seen)) { seen[n] = 1; print NR "\t" n "\t" $0 }
+		}' "$console"
 }
 
 console_excerpt() {	# console_excerpt FROM TO
@@ -135,9 +154,19 @@ read_new() {
 	done <<< "$data"
 }
 
+qpid=
+stop_qemu() {
+	[[ -n $qpid ]] || return 0
+	kill "$qpid" 2> /dev/null || return 0
+	sleep 2
+	kill -KILL "$qpid" 2> /dev/null || true
+}
+trap 'stop_qemu; exit 130' INT TERM HUP
+trap stop_qemu EXIT
+
 # run_guest HANDLER: boot, follow, enforce the timeout. Sets qemu_rc, timed_out.
 run_guest() {
-	local qpid start
+	local start
 	timed_out=0
 	start=$SECONDS
 	"${qemu[@]}" -serial "file:$console" -serial "file:$results" \
@@ -147,16 +176,18 @@ run_guest() {
 		read_new "$1"
 		if ((SECONDS - start >= guest_timeout)); then
 			timed_out=1
-			kill "$qpid" 2> /dev/null || true
-			sleep 2
-			kill -KILL "$qpid" 2> /dev/null || true
+			stop_qemu
 			break
 		fi
 		sleep 1
 	done
 	qemu_rc=0
 	wait "$qpid" || qemu_rc=$?
+	qpid=
 	read_new "$1"
+	if ((qemu_rc != 0 && !timed_out)) && [[ -s $logs/qemu.log ]]; then
+		msg "QEMU exit status $qemu_rc: $(head -c 2000 "$logs/qemu.log")"
+	fi
 	elapsed=$((SECONDS - start))
 }
 
@@ -172,6 +203,9 @@ on_test_line() {
 		current=${l#"# running "}
 		show_comments=0
 		[[ -z ${RCVFIX_VERBOSE:-} ]] || echo "$l"
+		;;
+	"# time "*)
+		echo "$l"
 		;;
 	"# rcvfix-run: done")
 		done_seen=1
@@ -204,33 +238,32 @@ harness_fail() {	# harness_fail DESC: one failure found by the host
 }
 
 run_test_mode() {
-	local hit line_no test shown=0
+	local line_no test text stopped_explained=0
 	echo "== guest $kver: booting (TCG, 1 GiB, 2 vCPUs, timeout ${guest_timeout}s)"
 	run_guest on_test_line
 
 	if ((timed_out)); then
 		harness_fail "guest timed out in $current after ${guest_timeout}s"
 	fi
-	hit=$(console_hit)
-	if [[ -n $hit ]]; then
-		line_no=${hit%%:*}
-		test=$(test_at "$line_no")
-		if [[ $log_failed != *" $test "* ]]; then
-			harness_fail "kernel log during $test: ${hit#*:}"
+	while IFS=$'\t' read -r line_no test text; do
+		if [[ $log_failed == *" $test "* ]]; then
+			echo "# console: the kernel-log failure of $test is reported above"
 		else
-			echo "# console shows the kernel-log failure of $test:"
+			harness_fail "kernel log during $test: $text"
+			console_excerpt $((line_no > 5 ? line_no - 5 : 1)) $((line_no + 40))
 		fi
-		console_excerpt $((line_no > 5 ? line_no - 5 : 1)) $((line_no + 40))
-		shown=1
-	fi
-	if ((!timed_out && !done_seen && shown)); then
-		echo "# the guest stopped there (QEMU exit status $qemu_rc)"
-	elif ((!timed_out && !done_seen)); then
-		harness_fail "guest stopped during $current before the suite ended (QEMU exit status $qemu_rc)"
+		[[ $test != "$current" ]] || stopped_explained=1
+	done < <(console_hits)
+	if ((!timed_out && !done_seen)); then
+		if ((stopped_explained)); then
+			echo "# the guest stopped during $current (QEMU exit status $qemu_rc)"
+		else
+			harness_fail "guest stopped during $current before the suite ended (QEMU exit status $qemu_rc)"
+		fi
 	elif ((!timed_out && qemu_rc != 0)); then
 		harness_fail "QEMU exit status $qemu_rc (see $logs/qemu.log)"
 	fi
-	if ((!done_seen && !shown)); then
+	if ((!done_seen && !stopped_explained)); then
 		echo "# last console lines ($console):"
 		console_excerpt "$(($(wc -l < "$console") > 25 ? $(wc -l < "$console") - 25 : 1))" '$'
 	fi
@@ -245,14 +278,14 @@ run_test_mode() {
 
 on_cmd_line() { printf '%s\n' "$1"; }
 
-report_console() {	# report_console: show a bad kernel-log line; 1 if any
-	local hit line_no
-	hit=$(console_hit)
-	[[ -n $hit ]] || return 0
-	line_no=${hit%%:*}
-	echo "rcvfix-harness: kernel log: ${hit#*:}" >&2
-	console_excerpt $((line_no > 5 ? line_no - 5 : 1)) $((line_no + 40)) >&2
-	return 1
+report_console() {	# report_console: show bad kernel-log lines; 1 if any
+	local line_no test text bad=0
+	while IFS=$'\t' read -r line_no test text; do
+		echo "rcvfix-harness: kernel log: $text" >&2
+		console_excerpt $((line_no > 5 ? line_no - 5 : 1)) $((line_no + 40)) >&2
+		bad=1
+	done < <(console_hits)
+	return $bad
 }
 
 run_cmd_mode() {

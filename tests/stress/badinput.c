@@ -137,7 +137,7 @@ static void sockopt_matrix(bool nocap)
 			tag = ntag;
 		}
 		for (o = 0; o < 2; o++) {
-			for (i = 0; i < sizeof(lens) / sizeof(lens[0]); i++)
+			for (i = 0; i < ARRAY_SIZE(lens); i++)
 				sock_case(tag, socks[s].family, socks[s].type,
 					  opts[o], P_VALID, lens[i], vals[4]);
 			for (p = P_NULL; p <= P_READONLY; p++)
@@ -275,7 +275,7 @@ static int sysctl_matrix(const char *path)
 	memset(big, ' ', 8 << 20);
 	big[0] = '1';
 
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		struct wcase *c = &cases[i];
 		const char *data = c->data;
 		ssize_t ret;

@@ -77,14 +77,16 @@ static void connection(int *keep)
 	c = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (l < 0 || c < 0 || bind(l, (struct sockaddr *)&a, sizeof(a)) ||
 	    listen(l, 4) || getsockname(l, (struct sockaddr *)&a, &alen) ||
-	    connect(c, (struct sockaddr *)&a, sizeof(a)))
-		failure("connection over lo: %s", strerror(errno));
-	else if ((s = accept4(l, NULL, NULL, SOCK_CLOEXEC)) < 0 ||
-		 send(c, buf, sizeof(buf), 0) != sizeof(buf) ||
-		 recv(s, buf, sizeof(buf), MSG_WAITALL) != sizeof(buf))
-		failure("traffic over lo: %s", strerror(errno));
-	else
-		atomic_fetch_add(&st.conns, 1);
+	    connect(c, (struct sockaddr *)&a, sizeof(a))) {
+		failure("TCP connect over lo: %s", strerror(errno));
+	} else {
+		s = accept4(l, NULL, NULL, SOCK_CLOEXEC);
+		if (s < 0 || send(c, buf, sizeof(buf), 0) != sizeof(buf) ||
+		    recv(s, buf, sizeof(buf), MSG_WAITALL) != sizeof(buf))
+			failure("traffic over lo: %s", strerror(errno));
+		else
+			atomic_fetch_add(&st.conns, 1);
+	}
 	if (c >= 0)
 		close(c);	/* active close: TIME_WAIT on this side */
 	if (s >= 0)
@@ -141,8 +143,10 @@ static void *worker_main(void *arg)
 				strerror(errno));
 		}
 
-		/* one checked SO_RCVBUF; its state is known only if nothing
-		 * changed since the write (or the module stayed away) */
+		/*
+		 * One checked SO_RCVBUF; its state is known only if nothing
+		 * changed since the write (or the module stayed away).
+		 */
 		fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 		val = rnd(&r) % 2 ? env.tcp_rmem1 / 2 : env.tcp_rmem1 / 2 - 1;
 		size = rule_size(&env, clamp_rcvbuf(&env, val));
@@ -167,8 +171,8 @@ static void *worker_main(void *arg)
 		strict = window_strict(&ms, &w) && (wrote || !w.files) &&
 			 (!wrote || w0.epoch == w.epoch);
 		atomic_fetch_add(&st.proc_reads, 1);
-		if (n >= 0 && (!(en = strstr(buf, "\nenable ")) ||
-			       (strict && wrote && atoi(en + 8) != v)))
+		en = n >= 0 ? strstr(buf, "\nenable ") : NULL;
+		if (n >= 0 && (!en || (strict && wrote && atoi(en + 8) != v)))
 			failure("/proc/net/rcvfix: enable wrong or missing (wrote %d)",
 				v);
 		if (n < 0 && strict && w.files)
@@ -262,7 +266,8 @@ int main(int argc, char **argv)
 	}
 	for (i = 0; i < threads; i++)
 		pthread_join(th[i], NULL);
-	done = atomic_load(&created) - threads;	/* each overshoots once */
+	/* every thread's last count went one past the target */
+	done = atomic_load(&created) - threads;
 	printf("summary namespaces=%ld loads=%ld setsockopt_checked=%ld strict=%ld enable_writes=%ld proc_reads=%ld connections=%ld seconds=%.1f failures=%ld\n",
 	       done, atomic_load(&st.loads), atomic_load(&st.sets),
 	       atomic_load(&st.strict), atomic_load(&st.writes),

@@ -129,7 +129,7 @@ int main(int argc, char **argv)
 	if (pthread_create(&b, NULL, b_main, NULL))
 		die(EXIT_SETUP, "pthread_create failed");
 
-	for (k = 0; k < sizeof(races) / sizeof(races[0]); k++) {
+	for (k = 0; k < ARRAY_SIZE(races); k++) {
 		int h = env.tcp_rmem1 / 2;
 		/* below tcp_rmem[1] (locks), at it (fixed: no lock), clamped */
 		int vals[] = { h - 1000, h, h + 1, env.rmem_max + 5 };

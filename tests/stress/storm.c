@@ -53,7 +53,7 @@ struct ns_ctx {
 	struct rule_env env;
 	struct sockaddr_in target;
 	int listen_fd;
-	int enable_fd;		/* controller: net.rcvfix.enable, while loaded */
+	int enable_fd;		/* net.rcvfix.enable while loaded */
 };
 
 static struct ns_ctx nss[MAX_NS];
@@ -89,7 +89,8 @@ static void checked_set(struct ns_ctx *ns, int fd, int opt, int val,
 {
 	const struct rule_env *e = &ns->env;
 	int was = get_int_opt(fd, SO_BUF_LOCK);
-	int clamped = opt == SO_RCVBUF ? clamp_rcvbuf(e, val) : clamp_force(val);
+	int clamped = opt == SO_RCVBUF ? clamp_rcvbuf(e, val) :
+					 clamp_force(val);
 	int size = rule_size(e, clamped);
 	int want_en = (was & LOCK_SND) | rule_lock(e, true, was, size);
 	int want_stock = (was & LOCK_SND) | LOCK_RCV;
@@ -134,7 +135,7 @@ static int pick_rcvbuf_val(const struct rule_env *e, uint64_t *r)
 	int table[] = { 0, 1, h - 1, h, h + 1, e->tcp_rmem1 - 1,
 			2 * e->tcp_rmem1, e->rmem_max, e->rmem_max + 1,
 			INT_MAX, -1, INT_MIN, 0 };
-	unsigned int n = sizeof(table) / sizeof(table[0]);
+	unsigned int n = ARRAY_SIZE(table);
 
 	table[n - 1] = (int)(rnd(r) % (2u * e->tcp_rmem1));
 	return table[rnd(r) % n];
@@ -145,7 +146,7 @@ static int pick_force_val(const struct rule_env *e, uint64_t *r)
 	int h = e->tcp_rmem1 / 2;
 	int table[] = { 0, -1, INT_MIN, h - 1, h, h + 1, INT_MAX,
 			INT_MAX / 2 + 1, 0 };
-	unsigned int n = sizeof(table) / sizeof(table[0]);
+	unsigned int n = ARRAY_SIZE(table);
 
 	table[n - 1] = (int)(rnd(r) % (4u * e->tcp_rmem1));
 	return table[rnd(r) % n];
@@ -234,14 +235,20 @@ static void work_other(struct worker *w)
 		die(EXIT_SETUP, "socket: %s", strerror(errno));
 	opt = opts[rnd(&w->rnd) % 4];
 	switch (opt) {
-	case SO_KEEPALIVE: val = rnd(&w->rnd) % 2; want = val; break;
-	case SO_PRIORITY: val = rnd(&w->rnd) % 7; want = val; break;
-	case SO_RCVLOWAT: val = 1 + rnd(&w->rnd) % 1000; want = val; break;
-	default:	/* well below the default net.core.wmem_max */
+	case SO_KEEPALIVE:
+		val = rnd(&w->rnd) % 2;
+		break;
+	case SO_PRIORITY:	/* 0..6 need no CAP_NET_ADMIN */
+		val = rnd(&w->rnd) % 7;
+		break;
+	case SO_RCVLOWAT:	/* too small to grow the buffer */
+		val = 1 + rnd(&w->rnd) % 1000;
+		break;
+	default:		/* well below the default net.core.wmem_max */
 		val = 4096 + rnd(&w->rnd) % 65536;
-		want = 2 * val;
 		break;
 	}
+	want = opt == SO_SNDBUF ? 2 * val : val;
 	ret = setsockopt(fd, SOL_SOCKET, opt, &val, sizeof(val));
 	atomic_fetch_add(&st.other, 1);
 	if (ret)
@@ -419,8 +426,8 @@ static void work_proc(struct worker *w)
 	}
 	if (strict && !cw.files)
 		failure("/proc/net/rcvfix present while unloaded");
-	if (strncmp(buf, "version ", 8) || !strstr(buf, "\nstrategy ") ||
-	    !(en = strstr(buf, "\nenable "))) {
+	en = strstr(buf, "\nenable ");
+	if (strncmp(buf, "version ", 8) || !strstr(buf, "\nstrategy ") || !en) {
 		failure("/proc/net/rcvfix malformed: %.80s", buf);
 		return;
 	}
@@ -435,7 +442,8 @@ static void work_contend(struct worker *w, int *seen_lock)
 	const struct rule_env *e = &w->ns->env;
 	int val = w->val, ret, rcvbuf, lock;
 
-	ret = setsockopt(w->shared_fd, SOL_SOCKET, SO_RCVBUF, &val, sizeof(val));
+	ret = setsockopt(w->shared_fd, SOL_SOCKET, SO_RCVBUF, &val,
+			 sizeof(val));
 	rcvbuf = get_int_opt(w->shared_fd, SO_RCVBUF);
 	lock = get_int_opt(w->shared_fd, SO_BUF_LOCK);
 	atomic_fetch_add(&st.contended, 1);
@@ -500,15 +508,32 @@ static void *worker_main(void *arg)
 		return server_main(w);
 	while (!atomic_load(&stop)) {
 		switch (w->kind) {
-		case W_RCVBUF: work_rcvbuf(w, SO_RCVBUF); break;
-		case W_FORCE: work_rcvbuf(w, SO_RCVBUFFORCE); break;
-		case W_NOCAP: work_nocap(w); break;
-		case W_OTHER: work_other(w); break;
-		case W_CONN: work_conn(w); break;
-		case W_PROC: work_proc(w); break;
-		case W_CONTEND: work_contend(w, &seen_lock); break;
-		case W_KSOCK: work_ksock(w); break;
-		case W_SERVER: break;
+		case W_RCVBUF:
+			work_rcvbuf(w, SO_RCVBUF);
+			break;
+		case W_FORCE:
+			work_rcvbuf(w, SO_RCVBUFFORCE);
+			break;
+		case W_NOCAP:
+			work_nocap(w);
+			break;
+		case W_OTHER:
+			work_other(w);
+			break;
+		case W_CONN:
+			work_conn(w);
+			break;
+		case W_PROC:
+			work_proc(w);
+			break;
+		case W_CONTEND:
+			work_contend(w, &seen_lock);
+			break;
+		case W_KSOCK:
+			work_ksock(w);
+			break;
+		case W_SERVER:
+			break;
 		}
 		/*
 		 * A short sleep per iteration leaves the emulated CPUs some
@@ -595,7 +620,7 @@ static void load(int default_enable)
 	state_begin(&ms);
 	ret = module_load(getenv("STORM_KO"), params);
 	if (ret)
-		die(EXIT_FAILED, "load %s %s: %s", getenv("STORM_KO"), params,
+		die(EXIT_FAILED, "insmod %s %s: %s", getenv("STORM_KO"), params,
 		    strerror(-ret));
 	atomic_store(&ms.hooked, 1);
 	atomic_store(&ms.files, 1);
@@ -605,7 +630,7 @@ static void load(int default_enable)
 	enable_fds_open();
 	for (i = 0; i < n_ns; i++)
 		if (enable_read(i) != default_enable)
-			failure("ns%d: enable %d after load with default_enable=%d",
+			failure("ns%d: enable %d after insmod default_enable=%d",
 				i, enable_read(i), default_enable);
 }
 
@@ -789,7 +814,8 @@ static int hold_and_unload(int cycle, bool flip)
 	bool quiescing;
 	long n;
 
-	hd.val = (e->tcp_rmem1 + 1) / 2;	/* fixed: unlocked; stock: locked */
+	/* fixed: stays unlocked; stock: locked */
+	hd.val = (e->tcp_rmem1 + 1) / 2;
 	size = rule_size(e, clamp_rcvbuf(e, hd.val));
 	hold_pair();
 	hold_lock();

@@ -33,6 +33,7 @@
 #ifndef SO_BUF_LOCK
 #define SO_BUF_LOCK 72		/* since Linux 5.15 */
 #endif
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define LOCK_SND 1		/* SOCK_SNDBUF_LOCK as SO_BUF_LOCK shows it */
 #define LOCK_RCV 2		/* SOCK_RCVBUF_LOCK */
 
@@ -166,9 +167,9 @@ static inline pid_t tid(void)
 /* ---- the rule (see module/rule.h), as the tests predict it ---- */
 
 struct rule_env {
-	int tcp_rmem1;		/* net.ipv4.tcp_rmem[1] of the namespace */
+	int tcp_rmem1;		/* tcp_rmem[1] of its namespace */
 	int rmem_max;		/* net.core.rmem_max */
-	int min_rcvbuf;		/* SOCK_MIN_RCVBUF of the running kernel */
+	int min_rcvbuf;		/* SOCK_MIN_RCVBUF of this kernel */
 };
 
 /* The clamps of the two options, applied before the buffer setter. */

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Host side of `make bench` (mk/bench.mk): builds the module, test modules,
+# tools and bench programs into their own build folder, boots the
+# deterministic guest (-icount shift=0, one vCPU) for the cost part
+# (bench/cost.sh) and a normal guest for the network part (bench/net.sh),
+# then writes results and the chart (bench/report.sh).
+#
+# Usage: run.sh KVER
+# Environment: RCVFIX_BUILD (build folder; mk/bench.mk: build/bench-run),
+#   BENCH_OUT results folder (build/bench), BENCH_PARTS "cost net" (or one),
+#   BENCH_RUNS (3), BENCH_SECONDS (5), BENCH_DELAY_MS (25), BENCH_CONNS
+#   (200), BENCH_CALLS (20000), BENCH_IPERF (1), BENCH_STRICT=1 (exit 1 when
+#   a target is missed), MAKE.
+# Exit status: 0 measured (targets are reported, not enforced unless
+# BENCH_STRICT=1), 1 a target missed with BENCH_STRICT=1, 2 a part failed.
+set -euo pipefail
+# shellcheck source-path=SCRIPTDIR source=../tests/harness/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../tests/harness/common.sh"
+export RCVFIX_BUILD
+
+[[ $# -eq 1 ]] || die "usage: bench/run.sh KVER"
+kver=$1
+out=${BENCH_OUT:-$RCVFIX_REPO/build/bench}
+parts=${BENCH_PARTS:-cost net}
+make=${MAKE:-make}
+mkdir -p "$out"
+
+msg "building into $RCVFIX_BUILD (results: $out)"
+$make -s -C "$RCVFIX_REPO/tools" OUT="$RCVFIX_BUILD/bin"
+$make -s -C "$RCVFIX_REPO/bench" OUT="$RCVFIX_BUILD/bin"
+MAKE=$make "$HARNESS/kbuild.sh" "$kver" > "$out/kbuild.log" 2>&1 ||
+	{ tail -n 30 "$out/kbuild.log" >&2; die "module build failed (see $out/kbuild.log)"; }
+
+# guest PART QEMU_OPTS TIMEOUT COMMAND: run COMMAND in a guest; the log
+# keeps everything, the terminal gets it without the "@R" data lines.
+guest() {
+	local part=$1 opts=$2 timeout=$3 cmd=$4 st
+	msg "$part: booting $kver${opts:+ with$opts}"
+	set +e
+	RCVFIX_QEMU_OPTS="${RCVFIX_QEMU_OPTS:-}$opts" \
+		RCVFIX_GUEST_TIMEOUT=${RCVFIX_GUEST_TIMEOUT:-$timeout} \
+		"$HARNESS/vm.sh" cmd "$kver" "$cmd" | tee "$out/$part.log" |
+		grep --line-buffered -v '^@R '
+	st=${PIPESTATUS[0]}
+	set -e
+	((st == 0)) || die "$part part failed (exit status $st; log: $out/$part.log)"
+}
+
+env_common="BENCH_CALLS=${BENCH_CALLS:-20000} DEMO_RUNS=${BENCH_RUNS:-3}"
+env_common+=" DEMO_SECONDS=${BENCH_SECONDS:-5} DEMO_DELAY_MS=${BENCH_DELAY_MS:-25}"
+env_common+=" BENCH_CONNS=${BENCH_CONNS:-200} BENCH_IPERF=${BENCH_IPERF:-1}"
+start=$SECONDS
+for p in $parts; do
+	case $p in
+	cost) guest cost " -smp 1 -icount shift=0" 900 "$env_common bash bench/cost.sh" ;;
+	net) guest net "" 2400 "$env_common bash bench/net.sh" ;;
+	*) die "BENCH_PARTS: unknown part '$p' (cost, net)" ;;
+	esac
+done
+"$RCVFIX_REPO/bench/report.sh" "$out"
+msg "bench took $((SECONDS - start)) s"
+if [[ ${BENCH_STRICT:-0} == 1 ]] && grep -qh '^target: .*: MISSED' "$out"/*.log; then
+	exit 1
+fi
