@@ -27,6 +27,11 @@ KVERS_RT = $(patsubst %-amd64,%-rt-amd64,$(filter-out %-rt-amd64,$(KVERS)))
 KDIR ?= /usr/src/linux-headers-$(KVER)
 kdir_of = /usr/src/linux-headers-$(1)
 
+# TESTS='00 10-rule' (or RCVFIX_TESTS=...): only these tests/guest scripts.
+ifdef TESTS
+export RCVFIX_TESTS := $(TESTS)
+endif
+
 BUILD := $(CURDIR)/build
 BIN := $(BUILD)/bin
 HARNESS := tests/harness
@@ -112,8 +117,8 @@ help:
 	@echo "make check-all          the same plus: $(KVERS_RT)"
 	@echo "make vm-shell [KVER=...] [CMD='...']   guest shell, or run CMD in the guest"
 	@echo "make clean"
-	@echo "Options: RCVFIX_TESTS='00 10-rule' (subset), RCVFIX_KVM=1, RCVFIX_VERBOSE=1,"
-	@echo "  RCVFIX_GUEST_TIMEOUT=900, RCVFIX_TEST_TIMEOUT=300 (seconds)"
+	@echo "Options: TESTS='00 10-rule' (subset of tests/guest), RCVFIX_KVM=1,"
+	@echo "  RCVFIX_VERBOSE=1, RCVFIX_GUEST_TIMEOUT=1800, RCVFIX_TEST_TIMEOUT=300 (s)"
 
 .PHONY: all deps deps-build module tools progs check check-all vm-shell \
 	clean help $(KBUILD_TARGETS)

@@ -12,19 +12,20 @@ set grid ytics lc rgb "#dddddd"
 set key off
 set border 3
 set xtics nomirror scale 0
+set bmargin 4
 set ytics nomirror
 
 # --- throughput ----------------------------------------------------------------
-set title sprintf("Throughput, receiver tcp_rmem \"%s\", RTT %s ms: median and range of %s rounds of %s s (TCG guest)", rmem, rtt, runs, secs)
+set title sprintf("Throughput, receiver tcp_rmem \"%s\", ping RTT min/avg %s ms: median, range of %s rounds of %s s (TCG guest);\nin brackets: median of each round's ratio to case 1", rmem, rtt, runs, secs)
 set ylabel "Mbit/s"
 set boxwidth 0.6
 set yrange [0:*]
-set offsets 0.5, 0.5, 0, 0
+set offsets 0.5, 0.5, graph 0.1, 0
 set xrange [*:*]
 colour(c) = (c == 1 ? 0x4c72b0 : c == 2 ? 0xc44e52 : c == 3 ? 0x55a868 : 0x8172b2)
 plot dir."/tput.dat" using 1:3:(colour($6)):xtic(2) with boxes lc rgb variable, \
      "" using 1:3:4:5 with yerrorbars lc rgb "black" pt -1 lw 1.5, \
-     "" using 1:5:(sprintf("%.1f", $3)) with labels offset 0,1 font ",11"
+     "" using 1:5:(strcol(7) eq "-" ? sprintf("%.1f", $3) : sprintf("%.1f (%.2fx)", $3, $7)) with labels offset 0,1 font ",11"
 
 # --- hook cost -----------------------------------------------------------------
 set title sprintf("setsockopt() cost in guest instructions per call (QEMU -icount shift=0, %s calls), as a ratio to no module", calls)

@@ -40,7 +40,7 @@ enum { EXIT_OK = 0, EXIT_USAGE = 1, EXIT_FAIL = 2, EXIT_TIMEOUT = 3 };
 
 static const char *prog = "bench-manyconn";
 static const int io_size = 128 * 1024; /* bytes per read() or write() */
-static const long page_size = 4096;    /* unit of sockstat's "mem" */
+static const long page_size = 4096; /* unit of sockstat's "mem" */
 
 static struct {
 	bool server;
@@ -48,8 +48,8 @@ static struct {
 	int port;
 	int conns;
 	int rcvbuf;
-	double seconds;	 /* client: sending time */
-	double timeout;	 /* give up when nothing happens this long */
+	double seconds; /* client: sending time */
+	double timeout; /* give up when nothing happens this long */
 	double interval; /* server: memory sampling period */
 	bool csv;
 } cfg = {
@@ -171,9 +171,9 @@ struct conn {
 };
 
 struct peaks {
-	long long rmem_sum;  /* bytes, sum of rmem_alloc over sockets */
-	int rmem_max;	     /* bytes, one socket */
-	int rcvbuf_max;	     /* bytes, one socket */
+	long long rmem_sum; /* bytes, sum of rmem_alloc over sockets */
+	int rmem_max; /* bytes, one socket */
+	int rcvbuf_max; /* bytes, one socket */
 	long sockstat_pages; /* system-wide TCP memory */
 	int samples;
 };
@@ -216,8 +216,8 @@ static int open_listener(void)
 		return -1;
 	}
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (cfg.rcvbuf > 0 && setsockopt(fd, SOL_SOCKET, SO_RCVBUF,
-					 &cfg.rcvbuf, sizeof(cfg.rcvbuf))) {
+	if (cfg.rcvbuf > 0 && setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &cfg.rcvbuf,
+					 sizeof(cfg.rcvbuf))) {
 		msg("setsockopt(SO_RCVBUF, %d): %s", cfg.rcvbuf,
 		    strerror(errno));
 		close(fd);
@@ -261,8 +261,8 @@ static int accept_all(int lfd, struct conn *c)
 	return n;
 }
 
-static void report_server(struct conn *c, int n, long long bytes,
-			  double secs, const struct peaks *pk, long base_pages)
+static void report_server(struct conn *c, int n, long long bytes, double secs,
+			  const struct peaks *pk, long base_pages)
 {
 	int rb[n], locked = 0, wscale = -1, i;
 	double gbit = secs > 0 ? bytes * 8 / secs / 1e9 : 0;
@@ -274,7 +274,8 @@ static void report_server(struct conn *c, int n, long long bytes,
 		rb[i] = -1;
 		getsockopt(c[i].fd, SOL_SOCKET, SO_RCVBUF, &rb[i], &len);
 		len = sizeof(lock);
-		if (!getsockopt(c[i].fd, SOL_SOCKET, SO_BUF_LOCK, &lock, &len) &&
+		if (!getsockopt(c[i].fd, SOL_SOCKET, SO_BUF_LOCK, &lock,
+				&len) &&
 		    (lock & BUF_LOCK_RCV))
 			locked++;
 		if (i == 0) {
@@ -543,7 +544,8 @@ int main(int argc, char **argv)
 			cfg.seconds = parse_double("--time", optarg, 0.1, 3600);
 			break;
 		case 'T':
-			cfg.timeout = parse_double("--timeout", optarg, 1, 3600);
+			cfg.timeout =
+				parse_double("--timeout", optarg, 1, 3600);
 			break;
 		case 'i':
 			cfg.interval =

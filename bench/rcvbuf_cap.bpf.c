@@ -8,8 +8,8 @@
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 
-#define SOL_SOCKET	1	/* asm-generic/socket.h, as on x86 */
-#define SO_RCVBUF	8
+#define SOL_SOCKET 1 /* asm-generic/socket.h, as on x86 */
+#define SO_RCVBUF 8
 
 /* Smallest request swallowed, in bytes as the application passes them. */
 const volatile int min_val = 65536;

@@ -141,7 +141,8 @@ static int run_command(const char *cgroup, char **argv, int timeout)
 		if (errno != EINTR)
 			die(EXIT_SETUP, "waitpid: %s", strerror(errno));
 		if (timed_out) {
-			fprintf(stderr, "%s: %s still running after %d s, killing it\n",
+			fprintf(stderr,
+				"%s: %s still running after %d s, killing it\n",
 				prog, argv[0], timeout);
 			kill(-pid, SIGKILL);
 			timed_out = 0;
@@ -200,7 +201,8 @@ int main(int argc, char **argv)
 		}
 	}
 	if (!pin == (optind >= argc))
-		die(EXIT_USAGE, "give either -- COMMAND or --pin PATH (see --help)");
+		die(EXIT_USAGE,
+		    "give either -- COMMAND or --pin PATH (see --help)");
 	if (!cgroup)
 		cgroup = pin ? "/sys/fs/cgroup" : "/sys/fs/cgroup/rcvbuf-cap";
 	if (min < 0)
@@ -220,8 +222,10 @@ int main(int argc, char **argv)
 		    strerror(errno));
 	skel->rodata->min_val = min;
 	if (rcvbuf_cap__load(skel))
-		die(EXIT_SETUP, "cannot load the BPF program: %s (root? a "
-		    "kernel with CONFIG_CGROUP_BPF?)", strerror(errno));
+		die(EXIT_SETUP,
+		    "cannot load the BPF program: %s (root? a "
+		    "kernel with CONFIG_CGROUP_BPF?)",
+		    strerror(errno));
 	link = bpf_program__attach_cgroup(skel->progs.rcvbuf_cap, cgfd);
 	if (!link)
 		die(EXIT_SETUP, "cannot attach to %s: %s", cgroup,
@@ -229,10 +233,13 @@ int main(int argc, char **argv)
 
 	if (pin) {
 		if (bpf_link__pin(link, pin))
-			die(EXIT_SETUP, "cannot pin at %s: %s (is bpffs mounted "
-			    "there?)", pin, strerror(errno));
+			die(EXIT_SETUP,
+			    "cannot pin at %s: %s (is bpffs mounted "
+			    "there?)",
+			    pin, strerror(errno));
 		if (!quiet)
-			fprintf(stderr, "%s: attached to %s, SO_RCVBUF >= %d "
+			fprintf(stderr,
+				"%s: attached to %s, SO_RCVBUF >= %d "
 				"swallowed; pinned at %s (rm it to detach)\n",
 				prog, cgroup, min, pin);
 		return EXIT_OK;
@@ -240,9 +247,10 @@ int main(int argc, char **argv)
 	ret = run_command(cgroup, argv + optind, timeout);
 	bpf_link__destroy(link);
 	if (!quiet)
-		fprintf(stderr, "%s: SO_RCVBUF >= %d: %llu swallowed, %llu "
-			"passed on\n", prog, min,
-			(unsigned long long)skel->bss->n_swallowed,
+		fprintf(stderr,
+			"%s: SO_RCVBUF >= %d: %llu swallowed, %llu "
+			"passed on\n",
+			prog, min, (unsigned long long)skel->bss->n_swallowed,
 			(unsigned long long)skel->bss->n_passed);
 	rcvbuf_cap__destroy(skel);
 	close(cgfd);

@@ -13,7 +13,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
 [[ $# -eq 1 ]] || { echo "usage: report.sh DIR" >&2; exit 2; }
 dir=$1
 logs=()
-for f in "$dir/cost.log" "$dir/net.log"; do
+for f in "$dir/host.log" "$dir/cost.log" "$dir/net.log"; do
 	[[ -s $f ]] && logs+=("$f")
 done
 ((${#logs[@]})) || { echo "report.sh: no cost.log or net.log in $dir" >&2; exit 2; }
@@ -40,7 +40,8 @@ jq -Rn '
 
 get() { jq -r "getpath(\"$1\" | split(\".\")) // empty" "$dir/results.json"; }
 
-# tput.dat: X LABEL MEDIAN LO HI COLOUR (Mbit/s); cost.dat: X LABEL then
+# tput.dat: X LABEL MEDIAN LO HI COLOUR RATIO_TO_CASE1 (Mbit/s, "-" for
+# none); cost.dat: X LABEL then
 # ratio and instructions for each of the three options.
 : > "$dir/tput.dat"
 x=0
@@ -51,11 +52,12 @@ for row in b.c1:"case 1\\ndefault":1 b.c2s:"case 2\\nstock":2 \
 	IFS=: read -r r label colour <<< "$row"
 	med=$(get "$r.gbit_s")
 	[[ -n $med ]] || continue
-	printf '%d "%s" %s %s %s %d\n' $x "$label" \
+	ratio=$(get "$r.ratio_c1")
+	printf '%d "%s" %s %s %s %d %s\n' $x "$label" \
 		"$(awk -v g="$med" 'BEGIN { print g * 1000 }')" \
 		"$(awk -v g="$(get "$r.lo")" 'BEGIN { print g * 1000 }')" \
 		"$(awk -v g="$(get "$r.hi")" 'BEGIN { print g * 1000 }')" \
-		"$colour" >> "$dir/tput.dat"
+		"$colour" "${ratio:--}" >> "$dir/tput.dat"
 	x=$((x + 1))
 done
 : > "$dir/cost.dat"
@@ -96,6 +98,9 @@ grep -h '^target: ' "${logs[@]}" | sed 's/\r$//' || true
 met=$(grep -h '^target: ' "${logs[@]}" | grep -c ': met (' || true)
 all=$(grep -h '^target: ' "${logs[@]}" | grep -c . || true)
 echo "$met of $all targets met"
+echo "host: $(get meta.host_cpus) CPUs, load average $(get meta.host_load_start) at the start," \
+	"$(get meta.host_load_end) at the end; QEMU guests running: $(get meta.host_qemu_guests_start)" \
+	"at the start, ours included"
 echo
 echo "results: $dir/results.csv, $dir/results.json"
 echo "chart:   $chart"

@@ -50,6 +50,17 @@ guest() {
 env_common="BENCH_CALLS=${BENCH_CALLS:-20000} DEMO_RUNS=${BENCH_RUNS:-3}"
 env_common+=" DEMO_SECONDS=${BENCH_SECONDS:-5} DEMO_DELAY_MS=${BENCH_DELAY_MS:-25}"
 env_common+=" BENCH_CONNS=${BENCH_CONNS:-200} BENCH_IPERF=${BENCH_IPERF:-1}"
+# The host's side of the record: how busy it was decides how noisy the
+# throughput figures are (the cost figures do not depend on it).
+hostmeta() {	# hostmeta WHEN
+	printf '@R meta.host_load_%s %s\n' "$1" "$(cut -d' ' -f1-3 /proc/loadavg)"
+	printf '@R meta.host_qemu_guests_%s %s\n' "$1" "$(pgrep -c qemu-system || true)"
+}
+{
+	printf '@R meta.qemu %s\n' "$(qemu-system-x86_64 --version | head -n 1)"
+	printf '@R meta.host_cpus %s\n' "$(nproc)"
+	hostmeta start
+} > "$out/host.log"
 start=$SECONDS
 for p in $parts; do
 	case $p in
@@ -58,6 +69,7 @@ for p in $parts; do
 	*) die "BENCH_PARTS: unknown part '$p' (cost, net)" ;;
 	esac
 done
+hostmeta end >> "$out/host.log"
 "$RCVFIX_REPO/bench/report.sh" "$out"
 msg "bench took $((SECONDS - start)) s"
 if [[ ${BENCH_STRICT:-0} == 1 ]] && grep -qh '^target: .*: MISSED' "$out"/*.log; then

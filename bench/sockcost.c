@@ -103,8 +103,8 @@ static void parse_spec(const char *arg, struct spec *sp)
 	size_t i, len;
 
 	if (!eq)
-		die(EXIT_USAGE, "'%s': expected OPTION=VALUE, e.g. rcvbuf=425984",
-		    arg);
+		die(EXIT_USAGE,
+		    "'%s': expected OPTION=VALUE, e.g. rcvbuf=425984", arg);
 	len = eq - arg;
 	for (i = 0; i < sizeof(options) / sizeof(options[0]); i++) {
 		if (strlen(options[i].name) == len &&
@@ -203,7 +203,7 @@ static void show(int val, bool csv)
 	} else {
 		printf("setsockopt(SO_RCVBUF, %d) = %s; getsockopt(SO_RCVBUF) = %d, %s\n",
 		       val, rc ? strerror(err) : "0", got,
-		       lock < 0		    ? "lock unknown" :
+		       lock < 0		   ? "lock unknown" :
 		       lock & BUF_LOCK_RCV ? "locked" :
 					     "not locked");
 	}
@@ -239,7 +239,8 @@ int main(int argc, char **argv)
 			break;
 		case 'S':
 			do_show = true;
-			show_val = parse_num("--show", optarg, INT_MIN, INT_MAX);
+			show_val =
+				parse_num("--show", optarg, INT_MIN, INT_MAX);
 			break;
 		case 'h':
 			fputs(usage, stdout);

@@ -27,11 +27,11 @@ if [[ ${DEMO_IPERF:-1} != 0 ]]; then
 fi
 for ((n = 1; n <= runs; n++)); do
 	echo "round $n of $runs ..."
-	round_bench $n
-	[[ ${tools[*]} != *i* ]] || round_iperf $n
+	round b $n c1 c2s c2f
+	[[ ${tools[*]} != *i* ]] || round i $n c1 c2s c2f
 done
 echo "SO_RCVLOWAT ..."
-round_lowat 1
+round l 1 bulk0 bulk rate0 rate
 echo
 
 for t in "${tools[@]}"; do

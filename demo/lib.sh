@@ -87,8 +87,8 @@ header() {	# header WHAT: the run's first lines
 		"$ctl" --json status | jq -r '"\(.module.version), strategy \(.module.strategy)"')"
 	echo "path: veth between two namespaces, netem delay $delay ms each way: ping RTT min/avg $rtt ms"
 	echo "receiver: net.ipv4.tcp_rmem = $rmem, net.core.rmem_max = $rmem_max"
-	echo "$runs rounds of $secs s transfers: median (range); ratios: median of"
-	echo "each round's ratio to case 1 of the same round"
+	echo "$runs rounds of $secs s transfers (cases in reverse order in even rounds): median"
+	echo "(range); ratios: median of each round's ratio to case 1 of the same round"
 }
 
 # --- measuring ---------------------------------------------------------------
@@ -184,30 +184,41 @@ iperf() {
 	fi
 }
 
-# The transfers of one round N, into TOOL.CASE.rN rows.
-round_bench() {	# round_bench N: rcvfix-bench, SO_RCVBUF on its listener
-	switch 0
-	bench b.c1.r"$1" -- -t "$secs"
-	bench b.c2s.r"$1" --rcvbuf $buf -- -t "$secs"
-	switch 1
-	bench b.c2f.r"$1" --rcvbuf $buf -- -t "$secs"
-	switch 0
+# in_order N ITEM...: the items, reversed in even rounds, so that a slow
+# drift of the host's load within a round favours no case over the rounds.
+in_order() {
+	local n=$1 i
+	shift
+	if ((n % 2)); then
+		printf '%s\n' "$@"
+	else
+		for ((i = $#; i >= 1; i--)); do echo "${!i}"; done
+	fi
 }
 
-round_iperf() {	# round_iperf N: iperf3; -w sets SO_RCVBUF (and SO_SNDBUF)
-	switch 0	# on the server's listener and on the client's socket
-	iperf i.c1.r"$1"
-	iperf i.c2s.r"$1" -w $buf
-	switch 1
-	iperf i.c2f.r"$1" -w $buf
-	switch 0
-}
+# The transfers of one round N, into TOOL.CASE.rN rows: one function per
+# case, TOOL_case_CASE N (bench/net.sh adds b_case_c2bpf).
+b_case_c1() { switch 0; bench b.c1.r"$1" -- -t "$secs"; }
+b_case_c2s() { switch 0; bench b.c2s.r"$1" --rcvbuf $buf -- -t "$secs"; }
+b_case_c2f() { switch 1; bench b.c2f.r"$1" --rcvbuf $buf -- -t "$secs"; switch 0; }
+# iperf3 -w sets SO_RCVBUF (and SO_SNDBUF) on the server's listener and on
+# the client's socket.
+i_case_c1() { switch 0; iperf i.c1.r"$1"; }
+i_case_c2s() { switch 0; iperf i.c2s.r"$1" -w $buf; }
+i_case_c2f() { switch 1; iperf i.c2f.r"$1" -w $buf; switch 0; }
+l_case_bulk0() { bench l.bulk0.r"$1" -- -t "$secs"; }
+l_case_bulk() { bench l.bulk.r"$1" --rcvlowat 512K -- -t "$secs"; }
+l_case_rate0() { bench l.rate0.r"$1" -- -t "$secs" --rate 20M; }
+l_case_rate() { bench l.rate.r"$1" --rcvlowat 512K -- -t "$secs" --rate 20M; }
 
-round_lowat() {	# round_lowat N: SO_RCVLOWAT 512 KB, bulk and rate-limited
-	bench l.bulk0.r"$1" -- -t "$secs"
-	bench l.bulk.r"$1" --rcvlowat 512K -- -t "$secs"
-	bench l.rate0.r"$1" -- -t "$secs" --rate 20M
-	bench l.rate.r"$1" --rcvlowat 512K -- -t "$secs" --rate 20M
+# round TOOL N CASE...: round N of TOOL's cases (b: rcvfix-bench SO_RCVBUF
+# on its listener, i: iperf3, l: SO_RCVLOWAT 512 KB, bulk and rate-limited).
+round() {
+	local t=$1 n=$2 c
+	shift 2
+	for c in $(in_order "$n" "$@"); do
+		"${t}_case_$c" "$n"
+	done
 }
 
 # summarize ROW [N [FIELD]]: R[ROW.*] from the rounds ROW.r1..rN (default
@@ -366,7 +377,7 @@ lowat_table() {
 				"$([[ -n $m ]] && echo none || echo 524288)" \
 				"$(awk -v b="${R[$row.bytes]}" 'BEGIN { print b / 1048576 }')" \
 				"${R[$row.csw_per_mb]}" \
-				"$( ((n > 1)) && echo "(${R[$row.lo]}-${R[$row.hi]})")" "$V"
+				"$( ((n > 1)) && printf '(%.2f-%.2f)' "${R[$row.lo]}" "${R[$row.hi]}")" "$V"
 		done
 	done
 	echo

@@ -117,6 +117,8 @@ static int rcvfix_sysctl_enable(rcvfix_ctl_table_arg *table, int write,
 		return -EINVAL;
 	memcpy(text, buffer, *lenp);
 	text[*lenp] = '\0';
+	if (strlen(text) != *lenp)	/* an embedded NUL: "1\0junk" */
+		return -EINVAL;
 	if (kstrtoint(strim(text), 10, &val) || (val != 0 && val != 1))
 		return -EINVAL;
 

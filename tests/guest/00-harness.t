@@ -14,10 +14,11 @@ check_eq "panic_on_warn is set" 1 "$(cat /proc/sys/kernel/panic_on_warn)"
 # A module from the shared /lib/modules (xz-compressed on 6.12) and traffic.
 check "modprobe veth" modprobe veth
 check_eq "/proc/modules lists veth" 1 "$(grep -c '^veth ' /proc/modules)"
-a=$(netns_new a)
-b=$(netns_new b)
-check "veth pair between two namespaces" veth_pair "$a" "$b" 10.99.0.1 10.99.0.2
-check "ping across the veth pair" in_ns "$a" busybox ping -c 1 -W 5 10.99.0.2
+ns_a=$(netns_new a)
+ns_b=$(netns_new b)
+check "veth pair between two namespaces" \
+	veth_pair "$ns_a" "$ns_b" 10.99.0.1 10.99.0.2
+check "ping across the veth pair" in_ns "$ns_a" busybox ping -c 1 -W 5 10.99.0.2
 
 # The module under test, built against this kernel's headers.
 if [[ ! -f $RCVFIX_KO ]]; then

@@ -63,14 +63,23 @@ check "livepatch removed" test ! -d /sys/kernel/livepatch/rcvfix_test_livepatch
 # rcvfix first: the others are refused, rcvfix keeps working.
 pp rcvfix_load
 echo 1 > /proc/sys/net/rcvfix/enable
-for kind in kprobe ftrace; do
-	if insmod "$conflict" kind=$kind 2> /dev/null; then
-		fail "a $kind on sk_setsockopt is refused while rcvfix owns it"
-		rmmod rcvfix_test_conflict
-	else
-		ok "a $kind on sk_setsockopt is refused while rcvfix owns it"
-	fi
-done
+if insmod "$conflict" kind=ftrace 2> /dev/null; then
+	fail "an IPMODIFY ftrace_ops on sk_setsockopt is refused while rcvfix owns it"
+	rmmod rcvfix_test_conflict
+else
+	ok "an IPMODIFY ftrace_ops on sk_setsockopt is refused while rcvfix owns it"
+fi
+# 6.1 and 6.12 refuse the kprobe (EBUSY). 7.3 lets it register without
+# touching the ftrace entry: then it must not disturb rcvfix.
+if insmod "$conflict" kind=kprobe 2> /dev/null; then
+	echo "# $KVER: a kprobe with a post_handler registers beside rcvfix"
+	check "rcvfix's hook is still the one on sk_setsockopt" \
+		grep -q '^sk_setsockopt .*\[rcvfix\]' /sys/kernel/tracing/enabled_functions
+	check_eq "rcvfix still fixes SO_RCVBUF with that kprobe registered" 0 "$(lock_after_rcvbuf)"
+	pp rmmod rcvfix_test_conflict
+else
+	ok "a kprobe on sk_setsockopt is refused while rcvfix owns it"
+fi
 if insmod "$livepatch" 2> /dev/null; then
 	fail "a livepatch of sock_set_rcvbuf is refused while rcvfix owns it"
 	livepatch_off

@@ -126,7 +126,7 @@ kmod_names() {	# modules built from tests/kmod for this kernel
 # reset_state: no stray process, netns, rcvfix or test module; sysctls back.
 # Prints the modules it had to unload (nothing after a well-behaved script).
 reset_state() {
-	local m ns
+	local m
 	kill_strays
 	# Namespaces and strays are cleaned silently: lib.sh cannot always
 	# track them. A module left loaded breaks the lib.sh contract.

@@ -14,7 +14,8 @@ export LC_ALL=C
 pass=0 fail=0 skip=0
 start=$SECONDS
 
-# Host unit tests: `make -C tests/unit check`, TAP result lines counted.
+# Host unit tests: `make -C tests/unit check`, TAP result lines counted;
+# our command-line variables (TESTS=...) are kept from that make.
 unit_tests() {
 	local line st=0 n_fail=0
 	echo "== host unit tests (tests/unit)"
@@ -32,7 +33,8 @@ unit_tests() {
 				pass=$((pass + 1))
 			fi ;;
 		esac
-	done < <(make --no-print-directory -C "$RCVFIX_REPO/tests/unit" \
+	done < <(env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
+		make --no-print-directory -C "$RCVFIX_REPO/tests/unit" \
 		OUT="$RCVFIX_BUILD/unit" check 2>&1 ||
 		echo "rcvfix-unit-status $?")
 	if ((st != 0 && n_fail == 0)); then

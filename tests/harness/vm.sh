@@ -11,7 +11,7 @@
 # Environment:
 #   RCVFIX_TESTS          subset of tests/guest/*.t, names or prefixes
 #   RCVFIX_TEST_TIMEOUT   seconds per test script in the guest (300)
-#   RCVFIX_GUEST_TIMEOUT  seconds for the whole guest run (900)
+#   RCVFIX_GUEST_TIMEOUT  seconds for the whole guest run (1800)
 #   RCVFIX_KVM=1          use -accel kvm instead of TCG
 #   RCVFIX_VERBOSE=1      print every TAP comment, not only after failures
 #   RCVFIX_APPEND         extra kernel command line
@@ -40,7 +40,7 @@ logs=$kbuild/logs
 [[ ! -r $kbuild/kernel.env ]] || source "$kbuild/kernel.env"
 export RCVFIX_MODDIR
 vmlinuz=${RCVFIX_VMLINUZ:-/boot/vmlinuz-$kver}
-guest_timeout=${RCVFIX_GUEST_TIMEOUT:-900}
+guest_timeout=${RCVFIX_GUEST_TIMEOUT:-1800}
 
 [[ -r $vmlinuz ]] ||
 	die "$vmlinuz not readable: install linux-image-$kver (make deps) and run as root"
@@ -104,7 +104,11 @@ append+=" ${RCVFIX_APPEND:-}"
 if [[ ${RCVFIX_KVM:-0} == 1 ]]; then
 	accel=(-accel kvm -cpu host)
 else
-	accel=(-accel tcg -cpu max)
+	# One host thread for all vCPUs: with multi-threaded TCG, patching a
+	# function's entry (ftrace, kprobes, our own hooks) while another vCPU
+	# runs it left vCPUs looping on stale translated code, and crashed a
+	# stock guest with no rcvfix loaded. The guest still has 2 CPUs.
+	accel=(-accel tcg,thread=single -cpu max)
 fi
 virtfs=security_model=none,readonly=on,multidevs=remap
 qemu=(qemu-system-x86_64 "${accel[@]}" -m 1024 -smp 2

@@ -11,13 +11,13 @@
 #include <sys/syscall.h>
 
 static const char usage[] =
-"usage: sysctlw [--drop-cap] [--repeat N] PATH DATA\n"
-"Opens PATH for writing and writes DATA (repeated N times, default once;\n"
-"DATA may be empty) with one write() call. Prints\n"
+"usage: sysctlw [--drop-cap] [--repeat N] PATH DATA...\n"
+"For each DATA: opens PATH for writing and writes DATA (repeated N times,\n"
+"default once; DATA may be empty) with one write() call, then prints\n"
 "  ret=<write() return> errno=<name|0>\n"
 "  --drop-cap  drop CAP_NET_ADMIN (effective, permitted, inheritable) first\n"
-"Exit: 0 if every byte was written, 1 if write() failed or was short,\n"
-"3 if PATH cannot be opened (printed as ret=open errno=<name>).\n";
+"Exit: 0 if every byte of every DATA was written, 1 if a write() failed or\n"
+"was short, 3 if PATH cannot be opened (printed as ret=open errno=<name>).\n";
 
 static void drop_net_admin(void)
 {
@@ -37,13 +37,37 @@ static void drop_net_admin(void)
 		die(EXIT_SETUP, "capset: %s", strerror(errno));
 }
 
+/* One open(), one write() of @data repeated @repeat times, one line. */
+static int write_once(const char *path, const char *data, long long repeat)
+{
+	size_t dlen = strlen(data), len = dlen * repeat;
+	char *buf = malloc(len + 1);
+	long long i;
+	ssize_t n;
+	int fd;
+
+	if (!buf)
+		die(EXIT_SETUP, "out of memory");
+	for (i = 0; i < repeat; i++)
+		memcpy(buf + i * dlen, data, dlen);
+	fd = open(path, O_WRONLY);
+	if (fd < 0) {
+		printf("ret=open errno=%s\n", errno_name(errno));
+		free(buf);
+		return EXIT_SETUP;
+	}
+	n = write(fd, buf, len);
+	printf("ret=%zd errno=%s\n", n, errno_name(n < 0 ? errno : 0));
+	fflush(stdout);
+	close(fd);
+	free(buf);
+	return n == (ssize_t)len ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
-	long long repeat = 1, i;
-	size_t dlen, len;
-	char *buf;
-	ssize_t n;
-	int a = 1, fd;
+	long long repeat = 1;
+	int a = 1, ret = 0, r;
 
 	prog_name = "sysctlw";
 	for (; a < argc && argv[a][0] == '-' && argv[a][1] == '-'; a++) {
@@ -64,25 +88,14 @@ int main(int argc, char **argv)
 			    argv[a]);
 		}
 	}
-	if (argc - a != 2)
+	if (argc - a < 2)
 		die(EXIT_USAGE, "need PATH and DATA (try --help)");
 
-	dlen = strlen(argv[a + 1]);
-	len = dlen * repeat;
-	buf = malloc(len + 1);
-	if (!buf)
-		die(EXIT_SETUP, "out of memory");
-	for (i = 0; i < repeat; i++)
-		memcpy(buf + i * dlen, argv[a + 1], dlen);
+	for (r = a + 1; r < argc; r++) {
+		int rc = write_once(argv[a], argv[r], repeat);
 
-	fd = open(argv[a], O_WRONLY);
-	if (fd < 0) {
-		printf("ret=open errno=%s\n", errno_name(errno));
-		return EXIT_SETUP;
+		if (rc > ret)
+			ret = rc;
 	}
-	n = write(fd, buf, len);
-	printf("ret=%zd errno=%s\n", n, errno_name(n < 0 ? errno : 0));
-	close(fd);
-	free(buf);
-	return n == (ssize_t)len ? 0 : 1;
+	return ret;
 }

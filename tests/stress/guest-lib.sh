@@ -87,18 +87,26 @@ slab_active() {
 		/proc/slabinfo
 }
 
-# netns_settle BASE [SECONDS]: wait until at most BASE network namespaces
-# are allocated (the kernel destroys them asynchronously); prints the
-# final count, fails if it stays above BASE.
+# netns_settle [BASE]: wait until at most BASE network namespaces are
+# allocated (the kernel destroys them asynchronously) or, without BASE,
+# until their number stops falling; then give RCU callbacks a moment.
+# Prints the final count; fails if it stays above BASE for 90 s.
 netns_settle() {
-	local i n
-	for ((i = 0; i < ${2:-60}; i++)); do
+	local i n last=-1 same=0
+	for ((i = 0; i < 90; i++)); do
 		n=$(slab_active net_namespace)
-		((n <= $1)) && { echo "$n"; return 0; }
+		if [[ $# -gt 0 ]]; then
+			((n <= $1)) && break
+		else
+			((n == last)) && same=$((same + 1)) || same=0
+			((same >= 3)) && break
+			last=$n
+		fi
 		sleep 1
 	done
+	sleep 2
 	echo "$n"
-	return 1
+	[[ $# -eq 0 ]] || ((n <= $1))
 }
 
 # meminfo KEY: a /proc/meminfo value in kB.

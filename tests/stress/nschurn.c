@@ -26,7 +26,10 @@ static const char usage[] =
 "  --threads K      worker threads (3)\n"
 "  --rate R         create at most R namespaces per second in all (10), so\n"
 "                   that the module goes through several load cycles\n"
-"  --cycle-ms MS    the module stays loaded about MS, unloaded MS/4 (1000)\n"
+"  --cycle-ms MS    the module stays loaded MS/2..3MS/2 at a time, then\n"
+"                   unloaded up to MS/2 (1000)\n"
+"  --time-wait      leave TIME_WAIT sockets behind (namespaces then live\n"
+"                   on for up to a minute after they are dropped)\n"
 "  --seed N, --timeout S (900)\n"
 "Prints FAIL: lines and one closing line: summary key=value...\n"
 "Exit: 0 all right, 1 failures, 2 usage, 3 setup error, 124 timed out.\n";
@@ -39,6 +42,7 @@ static struct mod_state ms;
 static atomic_long created, target;
 static uint64_t seed;
 static double t_start, rate = 10;
+static bool time_wait;
 
 static struct {
 	atomic_long sets, strict, writes, proc_reads, conns, loads;
@@ -60,9 +64,10 @@ static void lo_up(void)
 }
 
 /*
- * A connection over lo, closed by the client first so that a TIME_WAIT
- * socket stays behind for the namespace's exit; the listener too is left
- * open until the namespace is dropped (*keep).
+ * A connection over lo with some traffic; the listener is left open until
+ * the namespace is dropped (*keep). With --time-wait the client closes
+ * first, leaving a TIME_WAIT socket, which keeps the namespace alive for
+ * up to a minute; otherwise it resets the connection.
  */
 static void connection(int *keep)
 {
@@ -87,8 +92,11 @@ static void connection(int *keep)
 		else
 			atomic_fetch_add(&st.conns, 1);
 	}
+	if (c >= 0 && !time_wait)
+		setsockopt(c, SOL_SOCKET, SO_LINGER, &(struct linger){ 1, 0 },
+			   sizeof(struct linger));
 	if (c >= 0)
-		close(c);	/* active close: TIME_WAIT on this side */
+		close(c);
 	if (s >= 0)
 		close(s);
 	*keep = l;
@@ -208,6 +216,10 @@ int main(int argc, char **argv)
 		if (!strcmp(o, "--help")) {
 			fputs(usage, stdout);
 			return 0;
+		}
+		if (!strcmp(o, "--time-wait")) {
+			time_wait = true;
+			continue;
 		}
 		if (!v)
 			die(EXIT_USAGE, "unknown or incomplete option '%s' (try --help)", o);

@@ -34,6 +34,8 @@ static const char usage[] =
 "                   /proc/rcvfix_test_ksock (tests/kmod) in namespace 0\n"
 "  --show-stacks    print the kernel stacks of the first hold\n"
 "  --pace-us US     workers sleep US per iteration (100; 0: none)\n"
+"  --hammer S       no module: only run the workers for S seconds and\n"
+"                   check stock results (a load generator for other tests)\n"
 "  --seed N         random seed (time)\n"
 "  --timeout S      give up after S seconds (900)\n"
 "Prints FAIL: lines for every wrong result and one closing line\n"
@@ -947,7 +949,7 @@ int main(int argc, char **argv)
 {
 	const char *names[MAX_NS], *targets[MAX_NS] = { 0 };
 	int cycles = 10, phase = 250, hold = 3, timeout = 900, c, i;
-	int max_held = 0, holds = 0, shared;
+	int max_held = 0, holds = 0, shared, hammer = 0;
 	bool ksock = false;
 	double t_start;
 	char mstate[16];
@@ -983,6 +985,9 @@ int main(int argc, char **argv)
 			phase = (int)parse_num(a, v, 1, 60000);
 		} else if (!strcmp(a, "--hold")) {
 			hold = (int)parse_num(a, v, 0, MAX_HOLD);
+		} else if (!strcmp(a, "--hammer")) {
+			hammer = (int)parse_num(a, v, 1, 86400);
+			cycles = 0;
 		} else if (!strcmp(a, "--pace-us")) {
 			pace_us = (int)parse_num(a, v, 0, 1000000);
 		} else if (!strcmp(a, "--port")) {
@@ -1003,8 +1008,8 @@ int main(int argc, char **argv)
 			die(EXIT_USAGE, "unknown option '%s' (try --help)", a);
 		}
 	}
-	if (!getenv("STORM_KO") || !n_ns)
-		die(EXIT_USAGE, "need --ko PATH and at least one --ns NAME (try --help)");
+	if ((!getenv("STORM_KO") && !hammer) || !n_ns)
+		die(EXIT_USAGE, "need --ko PATH (or --hammer S) and at least one --ns NAME (try --help)");
 	if (module_state(MODULE_NAME, mstate, sizeof(mstate)))
 		die(EXIT_SETUP, "rcvfix is already loaded: rmmod it first");
 	hold_ms = phase < 100 ? 100 : phase;
@@ -1092,6 +1097,8 @@ int main(int argc, char **argv)
 		}
 		sleep_ms(phase / 2);
 	}
+	if (hammer)
+		sleep_ms(hammer * 1000L);
 	atomic_store(&stop, 1);
 	for (i = 0; i < n_workers; i++)
 		pthread_join(workers[i].th, NULL);
