@@ -55,7 +55,8 @@ probes() {
 	local targets f ef kp funcs=() kps=() off=()
 	# shellcheck disable=SC2016 # awk's $1, not the shell's
 	targets=,$(ip netns exec $rcv awk '$1 == "targets" { print $2 }' /proc/net/rcvfix),
-	echo "== armed probes, module loaded and enabled in $rcv (targets${targets%,})"
+	f=${targets#,}
+	echo "== armed probes, module loaded and enabled in $rcv (its targets: ${f%,})"
 	echo "-- $tracing/enabled_functions (ftrace users; flag I: IP-modifying):"
 	# tracefs and debugfs files show size 0: read them.
 	ef=$(cat "$tracing/enabled_functions")

@@ -38,10 +38,16 @@ guest() {
 	local part=$1 opts=$2 timeout=$3 cmd=$4 st
 	msg "$part: booting $kver${opts:+ with$opts}"
 	set +e
-	RCVFIX_QEMU_OPTS="${RCVFIX_QEMU_OPTS:-}$opts" \
-		RCVFIX_GUEST_TIMEOUT=${RCVFIX_GUEST_TIMEOUT:-$timeout} \
-		"$HARNESS/vm.sh" cmd "$kver" "$cmd" | tee "$out/$part.log" |
-		grep --line-buffered -v '^@R '
+	# vm.sh sourced in a subshell rather than run: bash then reads it
+	# whole at once, and an edit of it during the long run cannot break
+	# the run (bash reads an executed script as it goes).
+	(
+		export RCVFIX_QEMU_OPTS="${RCVFIX_QEMU_OPTS:-}$opts"
+		export RCVFIX_GUEST_TIMEOUT=${RCVFIX_GUEST_TIMEOUT:-$timeout}
+		set -- cmd "$kver" "$cmd"
+		# shellcheck source=../tests/harness/vm.sh
+		source "$HARNESS/vm.sh"
+	) | tee "$out/$part.log" | grep --line-buffered -v '^@R '
 	st=${PIPESTATUS[0]}
 	set -e
 	((st == 0)) || die "$part part failed (exit status $st; log: $out/$part.log)"

@@ -14,6 +14,7 @@
 
 static const char usage[] =
 "usage: stress-nschurn [--ko PATH] [options]\n"
+"       stress-nschurn --keep K\n"
 "Worker threads each create a fresh network namespace with\n"
 "unshare(CLONE_NEWNET) (dropping the previous one, which the kernel then\n"
 "destroys), write net.rcvfix.enable there, check a SO_RCVBUF call and\n"
@@ -21,6 +22,8 @@ static const char usage[] =
 "TIME_WAIT socket behind for the namespace's exit to clean up. Meanwhile\n"
 "the main thread loads and unloads PATH (omit --ko for a control run\n"
 "without the module).\n"
+"--keep K creates K namespaces, keeps them alive until standard input\n"
+"reaches end of file or a line, and prints \"kept K\" once they exist.\n"
 "Options:\n"
 "  --namespaces N   namespaces to create in total (100)\n"
 "  --threads K      worker threads (3)\n"
@@ -197,6 +200,28 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
+/* --keep: K namespaces alive at once, for footprint measurements. */
+static int keep_namespaces(long k)
+{
+	char line[16];
+	long i;
+
+	for (i = 0; i < k; i++) {
+		if (unshare(CLONE_NEWNET))
+			die(EXIT_SETUP, "unshare(CLONE_NEWNET): %s",
+			    strerror(errno));
+		/* an open fd keeps the namespace when we move on */
+		if (open("/proc/thread-self/ns/net", O_RDONLY) < 0)
+			die(EXIT_SETUP, "open ns fd %ld: %s (ulimit -n?)", i,
+			    strerror(errno));
+	}
+	printf("kept %ld\n", k);
+	fflush(stdout);
+	if (!fgets(line, sizeof(line), stdin))
+		return 0;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *ko = NULL;
@@ -230,6 +255,8 @@ int main(int argc, char **argv)
 			atomic_store(&target, parse_num(o, v, 1, 1000000));
 		else if (!strcmp(o, "--threads"))
 			threads = (int)parse_num(o, v, 1, 64);
+		else if (!strcmp(o, "--keep"))
+			return keep_namespaces(parse_num(o, v, 1, 100000));
 		else if (!strcmp(o, "--rate"))
 			rate = (double)parse_num(o, v, 1, 100000);
 		else if (!strcmp(o, "--cycle-ms"))
