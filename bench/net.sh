@@ -280,11 +280,11 @@ else
 	target case2-stock-below MISSED "$r x case 1, not visibly below"
 fi
 for k in bulk rate; do
-	c=$(printf '%.2f' "${R[l.$k.csw_per_mb]}")
-	if ge 2 "$c"; then
-		target "rcvlowat-$k" met "$c wakeups per MB <= 2"
+	lowat_verdict "l.$k" "l.${k}0"
+	if [[ $V == woken* ]]; then
+		target "rcvlowat-$k" met "$V"
 	else
-		target "rcvlowat-$k" MISSED "$c wakeups per MB > 2"
+		target "rcvlowat-$k" MISSED "$V"
 	fi
 done
 echo

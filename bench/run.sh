@@ -12,6 +12,8 @@
 #   BENCH_RUNS (3), BENCH_SECONDS (5), BENCH_DELAY_MS (25), BENCH_CONNS
 #   (200), BENCH_CALLS (20000), BENCH_IPERF (1), BENCH_STRICT=1 (exit 1 when
 #   a target is missed), MAKE.
+# A part left out of BENCH_PARTS keeps the log of its last run in
+# BENCH_OUT, and the report includes it (its figures carry their date).
 # Exit status: 0 measured (targets are reported, not enforced unless
 # BENCH_STRICT=1), 1 a target missed with BENCH_STRICT=1, 2 a part failed.
 set -euo pipefail
@@ -45,7 +47,7 @@ guest() {
 		export RCVFIX_QEMU_OPTS="${RCVFIX_QEMU_OPTS:-}$opts"
 		export RCVFIX_GUEST_TIMEOUT=${RCVFIX_GUEST_TIMEOUT:-$timeout}
 		set -- cmd "$kver" "$cmd"
-		# shellcheck source=../tests/harness/vm.sh
+		# shellcheck source-path=SCRIPTDIR source=../tests/harness/vm.sh
 		source "$HARNESS/vm.sh"
 	) | tee "$out/$part.log" | grep --line-buffered -v '^@R '
 	st=${PIPESTATUS[0]}

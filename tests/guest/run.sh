@@ -10,7 +10,8 @@
 #   KVER                 the kernel the host meant to boot
 #   RCVFIX_KO, RCVFIX_BIN, RCVFIX_KMOD   see lib.sh
 #   RCVFIX_TESTS         optional subset: names or prefixes ("00 10-rule")
-#   RCVFIX_TEST_TIMEOUT  seconds per test script
+#   RCVFIX_TEST_TIMEOUT  seconds per test script; a script that needs more
+#                        says so in its first lines: "# rcvfix-timeout: 900"
 #   RCVFIX_CMD           the command of cmd mode
 # Test mode writes TAP to /dev/ttyS1: "# running NAME" before each script,
 # its result lines, other output as "# " comments, "1..N" and
@@ -158,15 +159,18 @@ tap() {	# tap LINE: one line on the results channel
 
 run_one() {	# run_one SCRIPT
 	local t=$1 name out pid st line n_res=0 n_fail=0 mark bad left
-	local start=$SECONDS
+	local start=$SECONDS limit=$RCVFIX_TEST_TIMEOUT own
 	name=$(basename "$t" .t)
+	own=$(head -n 20 "$t" |
+		sed -n 's/^# rcvfix-timeout: *\([0-9][0-9]*\).*/\1/p' | head -n 1)
+	[[ -z $own ]] || ((own <= limit)) || limit=$own
 	seq_no=$((seq_no + 1))
 	mark="rcvfix-run: begin $name #$seq_no"
 	tap "# running $name"
 	echo "<4>$mark" > /dev/kmsg
 
 	out=/tmp/rcvfix-run.$seq_no.out
-	(cd "$RCVFIX_REPO" && exec timeout -k 10 "$RCVFIX_TEST_TIMEOUT" \
+	(cd "$RCVFIX_REPO" && exec timeout -k 10 "$limit" \
 		bash "$t" < /dev/null > "$out" 2>&1) &
 	pid=$!
 	# Follow the output until the script (not its strays) ends.
@@ -187,7 +191,7 @@ run_one() {	# run_one SCRIPT
 	0)	((n_res > 0)) || tap "not ok - $name: printed no result" ;;
 	77)	((n_res > 0)) || tap "ok - $name # SKIP (exit 77)" ;;
 	124|137)
-		tap "not ok - $name: timed out after ${RCVFIX_TEST_TIMEOUT}s" ;;
+		tap "not ok - $name: timed out after ${limit}s" ;;
 	*)	((n_fail > 0)) || tap "not ok - $name: exited with status $st" ;;
 	esac
 	rm -f "$out"

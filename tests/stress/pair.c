@@ -9,14 +9,15 @@
 
 static const char usage[] =
 "usage: stress-pair [--iterations N] [--expect enabled|stock|either]\n"
-"                   [--seed N] [--timeout S]\n"
+"                   [--burst B] [--seed N] [--timeout S]\n"
 "Runs three races, N iterations each (2000), on fresh sockets of the\n"
 "calling thread's namespace; thread A sets the receive buffer while\n"
 "thread B sets another option of the same socket:\n"
 "  rcvbuf-sndbuf    SO_RCVBUF      | SO_SNDBUF        (TCP)\n"
 "  force-sndforce   SO_RCVBUFFORCE | SO_SNDBUFFORCE   (TCP)\n"
 "  rcvbuf-nocheck   SO_RCVBUF      | SO_NO_CHECK 1    (UDP)\n"
-"After each: B's result is intact (SOCK_SNDBUF_LOCK set, sndbuf right, or\n"
+"Each thread repeats its call B times (8) per round, which widens the window\n"
+"in which the two meet. After each round: B's result is intact (SOCK_SNDBUF_LOCK set, sndbuf right, or\n"
 "SO_NO_CHECK 1), rcvbuf is right and SOCK_RCVBUF_LOCK is what the rule\n"
 "says for --expect: enabled (rcvfix on here), stock, or either (the\n"
 "switch is being flipped meanwhile).\n"
@@ -25,23 +26,58 @@ static const char usage[] =
 
 enum expect { EXPECT_ENABLED, EXPECT_STOCK, EXPECT_EITHER };
 
+/*
+ * Each side raises its flag before its call and lowers it after; a side
+ * that sees the other's flag up at either end of its own call overlapped
+ * with it (no clock needed: some emulated clocks are too coarse).
+ */
 struct side {
 	int opt, val;
 	int ret, err;
-	double t0, t1;
+	atomic_int busy;
+	bool saw_other;
 };
 
 static struct side side_a, side_b;
 static atomic_int gen, b_done, quit;
-static int cur_fd;
+static int cur_fd, burst = 8;
 
-static void call(struct side *s)
+/*
+ * A burst of identical calls: the result is that of one call, and the
+ * window in which the other thread can meet this one is wider (its
+ * virtual CPU may not be running at every moment on a busy host).
+ */
+static void call(struct side *s, struct side *other)
 {
-	s->t0 = now_s();
-	s->ret = setsockopt(cur_fd, SOL_SOCKET, s->opt, &s->val,
-			    sizeof(s->val));
-	s->err = s->ret ? errno : 0;
-	s->t1 = now_s();
+	int j;
+
+	atomic_store(&s->busy, 1);
+	s->saw_other = atomic_load(&other->busy);
+	for (j = 0; j < burst; j++) {
+		s->ret = setsockopt(cur_fd, SOL_SOCKET, s->opt, &s->val,
+				    sizeof(s->val));
+		s->err = s->ret ? errno : 0;
+		s->saw_other |= atomic_load(&other->busy);
+		if (s->ret)
+			break;
+	}
+	atomic_store(&s->busy, 0);
+}
+
+/*
+ * Pin the calling thread to one CPU: A and B on different CPUs really run
+ * at the same time (a scheduler may otherwise keep them on one CPU).
+ */
+static void pin_to(int cpu)
+{
+	cpu_set_t set;
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (n < 2)
+		return;
+	CPU_ZERO(&set);
+	CPU_SET(cpu % n, &set);
+	sched_setaffinity(0, sizeof(set), &set);
 }
 
 /* Thread B: spins until the next round is released, then races A. */
@@ -51,6 +87,7 @@ static void *b_main(void *arg)
 	long spins;
 
 	(void)arg;
+	pin_to(1);
 	for (;;) {
 		g++;
 		for (spins = 0; atomic_load(&gen) < g; spins++) {
@@ -59,7 +96,7 @@ static void *b_main(void *arg)
 			if (spins % 4096 == 4095)
 				sched_yield();
 		}
-		call(&side_b);
+		call(&side_b, &side_a);
 		atomic_store(&b_done, g);
 	}
 }
@@ -102,6 +139,8 @@ int main(int argc, char **argv)
 		a++;
 		if (!strcmp(o, "--iterations"))
 			iterations = parse_num(o, v, 1, 100000000);
+		else if (!strcmp(o, "--burst"))
+			burst = (int)parse_num(o, v, 1, 10000);
 		else if (!strcmp(o, "--seed"))
 			rs = (uint64_t)parse_num(o, v, 0, LLONG_MAX) | 1;
 		else if (!strcmp(o, "--timeout"))
@@ -126,6 +165,7 @@ int main(int argc, char **argv)
 		    strerror(errno));
 	min_sndbuf = get_int_opt(cur_fd, SO_SNDBUF);
 	close(cur_fd);
+	pin_to(0);
 	if (pthread_create(&b, NULL, b_main, NULL))
 		die(EXIT_SETUP, "pthread_create failed");
 
@@ -148,11 +188,11 @@ int main(int argc, char **argv)
 			side_b.val = races[k].opt_b == SO_NO_CHECK ? 1 :
 				     4096 + (int)(rnd(&rs) % 65536);
 			atomic_store(&gen, (int)(i + 1));	/* go */
-			call(&side_a);
+			call(&side_a, &side_b);
 			for (r = 0; atomic_load(&b_done) != i + 1; r++)
 				if (r % 4096 == 4095)
 					sched_yield();
-			if (side_a.t0 < side_b.t1 && side_b.t0 < side_a.t1)
+			if (side_a.saw_other || side_b.saw_other)
 				overlapped++;
 
 			size = rule_size(&env, races[k].opt_a == SO_RCVBUF ?

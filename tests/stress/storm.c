@@ -12,6 +12,7 @@
 #include <arpa/inet.h>
 #include <linux/userfaultfd.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/ioctl.h>
@@ -34,6 +35,8 @@ static const char usage[] =
 "                   /proc/rcvfix_test_ksock (tests/kmod) in namespace 0\n"
 "  --show-stacks    print the kernel stacks of the first hold\n"
 "  --pace-us US     workers sleep US per iteration (100; 0: none)\n"
+"  --calm-load      workers pause while insmod runs (unloads stay under\n"
+"                   fire); see the note at load() in storm.c\n"
 "  --hammer S       no module: only run the workers for S seconds and\n"
 "                   check stock results (a load generator for other tests)\n"
 "  --seed N         random seed (time)\n"
@@ -67,6 +70,8 @@ static int port = 7301;
 static uint64_t seed;
 static bool show_stacks;
 static int pace_us = 100;	/* workers sleep this long per iteration */
+static bool calm_load;		/* --calm-load */
+static atomic_int calm;		/* workers pause while set */
 static int hold_ms = 200;	/* rmmod is kept waiting at least this long */
 
 static struct {
@@ -306,9 +311,27 @@ static int read_all(int fd, void *buf, size_t len)
 	return 0;
 }
 
+/* TCP state of a connection that broke, for the failure message. */
+static const char *tcp_state(int fd)
+{
+	static __thread char text[200];
+	struct tcp_info ti = { 0 };
+	socklen_t len = sizeof(ti);
+
+	if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &len))
+		return "no TCP_INFO";
+	snprintf(text, sizeof(text),
+		 "state %u rto %u us retransmits %u backoff %u unacked %u rcv_space %u snd_cwnd %u rcvbuf %d lock %d",
+		 ti.tcpi_state, ti.tcpi_rto, ti.tcpi_retransmits,
+		 ti.tcpi_backoff, ti.tcpi_unacked, ti.tcpi_rcv_space,
+		 ti.tcpi_snd_cwnd, get_int_opt(fd, SO_RCVBUF),
+		 get_int_opt(fd, SO_BUF_LOCK));
+	return text;
+}
+
 static void set_timeouts(int fd)
 {
-	struct timeval tv = { 20, 0 };
+	struct timeval tv = { 60, 0 };
 
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
@@ -356,7 +379,8 @@ static void work_conn(struct worker *w)
 	atomic_fetch_add(&st.bytes, len);
 	goto out;
 broken:
-	failure("ns%d connection broken: %s", ns->idx, strerror(errno));
+	failure("ns%d connection broken: %s; client %s", ns->idx,
+		strerror(errno), tcp_state(fd));
 out:
 	close(fd);
 }
@@ -385,8 +409,8 @@ static void serve_one(struct worker *w, int c)
 	if (!write_all(c, &got, sizeof(got)))
 		return;
 broken:
-	failure("ns%d server: connection broken: %s", w->ns->idx,
-		strerror(errno));
+	failure("ns%d server: connection broken: %s; %s", w->ns->idx,
+		strerror(errno), tcp_state(c));
 }
 
 static void *server_main(struct worker *w)
@@ -509,6 +533,8 @@ static void *worker_main(void *arg)
 	if (w->kind == W_SERVER)
 		return server_main(w);
 	while (!atomic_load(&stop)) {
+		while (atomic_load(&calm) && !atomic_load(&stop))
+			usleep(1000);
 		switch (w->kind) {
 		case W_RCVBUF:
 			work_rcvbuf(w, SO_RCVBUF);
@@ -613,14 +639,28 @@ static void enable_write(int i, int v)
 	state_end(&ms);
 }
 
+/*
+ * Loading arms the hooks: ftrace rewrites the first instruction of
+ * sk_setsockopt() and sock_set_rcvbuf() (text_poke_bp) while the workers
+ * run through them. Under QEMU's multi-threaded TCG that has been seen to
+ * leave a virtual CPU executing stale code (a jump to address 0, or an
+ * endless int3 at sk_setsockopt+0 whose byte memory no longer holds),
+ * never with thread=single: an emulator fault, not a kernel or rcvfix
+ * one. --calm-load pauses the workers for the load only.
+ */
 static void load(int default_enable)
 {
 	char params[32];
 	int i, ret;
 
 	snprintf(params, sizeof(params), "default_enable=%d", default_enable);
+	if (calm_load) {
+		atomic_store(&calm, 1);
+		sleep_ms(20);	/* let calls in flight finish */
+	}
 	state_begin(&ms);
 	ret = module_load(getenv("STORM_KO"), params);
+	atomic_store(&calm, 0);
 	if (ret)
 		die(EXIT_FAILED, "insmod %s %s: %s", getenv("STORM_KO"), params,
 		    strerror(-ret));
@@ -968,6 +1008,9 @@ int main(int argc, char **argv)
 			continue;
 		} else if (!strcmp(a, "--ksock")) {
 			ksock = true;
+			continue;
+		} else if (!strcmp(a, "--calm-load")) {
+			calm_load = true;
 			continue;
 		}
 		if (!v)
