@@ -112,8 +112,8 @@ check "SO_RCVBUF calls with a known state were checked" \
 	test "$(kv strict "$sum")" -gt 0
 check "rcvfix is unloaded at the end" bash -c "! grep -q '^rcvfix ' /proc/modules"
 # One namespace may outlive the wait: an orphaned TCP socket of the churn
-# can keep its namespace until its retransmissions give up (seen once in
-# a few 6.12 runs; not traced further). A leak per namespace leaves hundreds.
+# can keep its namespace until its retransmissions give up (seen in some
+# runs on 6.1 and 6.12; not traced further). A leak per namespace leaves hundreds.
 if left=$(netns_settle "$((base + 1))"); then
 	ok "the churned namespaces are freed (no reference leaked): $left allocated, $base before"
 else
