@@ -66,6 +66,15 @@ static void lo_up(void)
 	close(fd);
 }
 
+/* Make close() of @fd send a reset (no FIN_WAIT or TIME_WAIT left). */
+static void abort_on_close(int fd)
+{
+	struct linger lg = { 1, 0 };
+
+	if (fd >= 0)
+		setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+}
+
 /*
  * A connection over lo with some traffic; the listener is left open until
  * the namespace is dropped (*keep). With --time-wait the client closes
@@ -95,9 +104,11 @@ static void connection(int *keep)
 		else
 			atomic_fetch_add(&st.conns, 1);
 	}
-	if (c >= 0 && !time_wait)
-		setsockopt(c, SOL_SOCKET, SO_LINGER, &(struct linger){ 1, 0 },
-			   sizeof(struct linger));
+	/* without --time-wait both ends reset: no orphan outlives them */
+	if (!time_wait)
+		abort_on_close(s);
+	if (!time_wait)
+		abort_on_close(c);
 	if (c >= 0)
 		close(c);
 	if (s >= 0)
