@@ -1,11 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0
 # The chart of `make bench` (called by bench/report.sh with dir, title, rtt,
-# runs, secs, rmem, calls set): throughput per case, median with the range
-# of the rounds, and the setsockopt() cost per setup as a ratio to no module.
+# runs, secs, rmem, calls set, and tput and cost 1 where that part has
+# data): throughput per case, median with the range of the rounds, and the
+# setsockopt() cost per setup as a ratio to no module.
 
 set terminal pngcairo size 1400,1000 font "DejaVu Sans,11" noenhanced
 set output dir."/bench.png"
-set multiplot layout 2,1 title title font ",14"
+set multiplot layout (tput + cost > 1 ? 2 : 1),1 title title font ",14"
 
 set style fill solid 0.85 border -1
 set grid ytics lc rgb "#dddddd"
@@ -15,6 +16,7 @@ set xtics nomirror scale 0
 set bmargin 4
 set ytics nomirror
 
+if (tput) {
 # --- throughput ----------------------------------------------------------------
 set title sprintf("Throughput, receiver tcp_rmem \"%s\", ping RTT min/avg %s ms: median, range of %s rounds of %s s (TCG guest);\nin brackets: median of each round's ratio to case 1", rmem, rtt, runs, secs)
 set ylabel "Mbit/s"
@@ -27,6 +29,9 @@ plot dir."/tput.dat" using 1:3:(colour($6)):xtic(2) with boxes lc rgb variable, 
      "" using 1:3:4:5 with yerrorbars lc rgb "black" pt -1 lw 1.5, \
      "" using 1:5:(strcol(7) eq "-" ? sprintf("%.1f", $3) : sprintf("%.1f (%.2fx)", $3, $7)) with labels offset 0,1 font ",11"
 
+}
+
+if (cost) {
 # --- hook cost -----------------------------------------------------------------
 set title sprintf("setsockopt() cost in guest instructions per call (QEMU -icount shift=0, %s calls), as a ratio to no module", calls)
 set ylabel "x no module"
@@ -42,4 +47,5 @@ plot dir."/cost.dat" using ($1 - 0.25):3:xtic(2) with boxes lc rgb "#4c72b0" tit
      "" using ($1 - 0.25):3:(sprintf("%.0f", $4)) with labels offset 0,0.8 font ",9" notitle, \
      "" using ($1):5:(sprintf("%.0f", $6)) with labels offset 0,0.8 font ",9" notitle, \
      "" using ($1 + 0.25):7:(sprintf("%.0f", $8)) with labels offset 0,0.8 font ",9" notitle
+}
 unset multiplot

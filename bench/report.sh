@@ -81,6 +81,8 @@ date=$(get meta.date)
 title="rcvfix bench on ${kernel:-$(get meta.cost_kernel)}, ${date:-$(get meta.cost_date)}"
 if command -v gnuplot > /dev/null; then
 	gnuplot -e "dir='$dir'; title='$title'; rtt='$(get meta.rtt_ms)'; \
+		tput=$(test -s "$dir/tput.dat" && echo 1 || echo 0); \
+		cost=$(test -s "$dir/cost.dat" && echo 1 || echo 0); \
 		runs='$(get meta.runs)'; secs='$(get meta.seconds)'; \
 		rmem='$(get meta.tcp_rmem)'; calls='$(get meta.cost_calls)'" \
 		"$here/chart.gp" 2> "$dir/gnuplot.err" ||

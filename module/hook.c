@@ -16,8 +16,7 @@
 
 #include "hook.h"
 
-/* Tasks sent to a replacement that have not finished it yet. */
-static atomic_t rcvfix_hook_inflight = ATOMIC_INIT(0);
+atomic_t rcvfix_hook_inflight = ATOMIC_INIT(0);
 
 /**
  * rcvfix_hook_resolve - find the ftrace location of hook->name
@@ -113,25 +112,4 @@ void rcvfix_hook_quiesce(void)
 	while (atomic_read(&rcvfix_hook_inflight))
 		msleep(20);
 	synchronize_rcu_tasks();
-}
-
-/**
- * rcvfix_hook_redirect - send the current call to @replacement
- * @fregs: the registers ftrace saved at the function's entry
- * @replacement: a function with the same prototype as the hooked one,
- *	which must call rcvfix_hook_done() as its last act
- *
- * Only called from an entry callback, so the hook is armed and the module
- * cannot have started to quiesce.
- */
-void notrace rcvfix_hook_redirect(struct ftrace_regs *fregs, void *replacement)
-{
-	atomic_inc(&rcvfix_hook_inflight);
-	rcvfix_fregs_set_ip(fregs, (unsigned long)replacement);
-}
-
-/* rcvfix_hook_done - a replacement has finished (see rcvfix_hook_quiesce) */
-void rcvfix_hook_done(void)
-{
-	atomic_dec(&rcvfix_hook_inflight);
 }

@@ -7,6 +7,7 @@
 #ifndef _RCVFIX_HOOK_H
 #define _RCVFIX_HOOK_H
 
+#include <linux/atomic.h>
 #include <linux/ftrace.h>
 #include <linux/types.h>
 
@@ -23,7 +24,29 @@ int rcvfix_hook_arm(struct rcvfix_hook *hook);
 void rcvfix_hook_disarm(struct rcvfix_hook *hook);
 void rcvfix_hook_quiesce(void);
 
-void rcvfix_hook_redirect(struct ftrace_regs *fregs, void *replacement);
-void rcvfix_hook_done(void);
+/* Tasks sent to a replacement that have not finished it yet. */
+extern atomic_t rcvfix_hook_inflight;
+
+/**
+ * rcvfix_hook_redirect - send the current call to @replacement
+ * @fregs: the registers ftrace saved at the function's entry
+ * @replacement: a function with the same prototype as the hooked one,
+ *	which must call rcvfix_hook_done() as its last act
+ *
+ * Only called from an entry callback, so the hook is armed and the module
+ * cannot have started to quiesce (see rcvfix_hook_quiesce()).
+ */
+static __always_inline void rcvfix_hook_redirect(struct ftrace_regs *fregs,
+						 void *replacement)
+{
+	atomic_inc(&rcvfix_hook_inflight);
+	rcvfix_fregs_set_ip(fregs, (unsigned long)replacement);
+}
+
+/* rcvfix_hook_done - a replacement has finished (see rcvfix_hook_quiesce) */
+static __always_inline void rcvfix_hook_done(void)
+{
+	atomic_dec(&rcvfix_hook_inflight);
+}
 
 #endif /* _RCVFIX_HOOK_H */

@@ -14,21 +14,13 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/sysctl.h>
-#include <net/netns/generic.h>
 
 #include "netns.h"
 #include "rcvbuf.h"
 #include "rcvlowat.h"
 #include "version.h"
 
-struct rcvfix_net {
-	int enable;			/* net.rcvfix.enable */
-	struct ctl_table *table;	/* this namespace's copy */
-	struct ctl_table_header *sysctl;
-	atomic_long_t count[RCVFIX_PATH_NR][RCVFIX_OUTCOME_NR];
-};
-
-static unsigned int rcvfix_net_id __read_mostly;
+unsigned int rcvfix_net_id __read_mostly;
 
 /* ---- default_enable: module parameter, 0 or 1 ---- */
 
@@ -54,36 +46,6 @@ module_param_cb(default_enable, &rcvfix_param_switch_ops,
 		&rcvfix_default_enable, 0644);
 MODULE_PARM_DESC(default_enable,
 		 "net.rcvfix.enable of every namespace at load and of new ones: 0 (default) or 1");
-
-/* ---- the switch, read on the hot path ---- */
-
-static struct rcvfix_net *rcvfix_net(const struct net *net)
-{
-	return net_generic(net, rcvfix_net_id);
-}
-
-/**
- * rcvfix_net_enabled - is the fix enabled in @net?
- * @net: the socket's namespace
- *
- * Safe from ftrace entry callbacks. A namespace still being set up by
- * earlier pernet subsystems has no state yet and counts as disabled.
- */
-bool notrace rcvfix_net_enabled(const struct net *net)
-{
-	struct rcvfix_net *rn = rcvfix_net(net);
-
-	return rn && READ_ONCE(rn->enable);
-}
-
-void rcvfix_net_count(const struct net *net, enum rcvfix_path path,
-		      enum rcvfix_outcome outcome)
-{
-	struct rcvfix_net *rn = rcvfix_net(net);
-
-	if (rn && outcome != RCVFIX_STOCK)
-		atomic_long_inc(&rn->count[path][outcome]);
-}
 
 /* ---- net.rcvfix.enable ---- */
 

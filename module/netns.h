@@ -6,7 +6,11 @@
 #ifndef _RCVFIX_NETNS_H
 #define _RCVFIX_NETNS_H
 
+#include <linux/atomic.h>
+#include <linux/preempt.h>
+#include <linux/rcupdate.h>
 #include <net/net_namespace.h>
+#include <net/netns/generic.h>
 
 #include "rule.h"
 
@@ -18,9 +22,56 @@ enum rcvfix_path {
 	RCVFIX_PATH_NR,
 };
 
-bool rcvfix_net_enabled(const struct net *net);
-void rcvfix_net_count(const struct net *net, enum rcvfix_path path,
-		      enum rcvfix_outcome outcome);
+struct rcvfix_net {
+	int enable;			/* net.rcvfix.enable */
+	struct ctl_table *table;	/* this namespace's copy */
+	struct ctl_table_header *sysctl;
+	atomic_long_t count[RCVFIX_PATH_NR][RCVFIX_OUTCOME_NR];
+};
+
+extern unsigned int rcvfix_net_id;
+
+/**
+ * rcvfix_net - this module's state in @net
+ * @net: a namespace kept alive by the caller (it owns a socket in it)
+ *
+ * net_generic() without its rcu_read_lock(): under PREEMPT_RCU that is
+ * two out-of-line calls, and this runs in the entry callback of every
+ * setsockopt(SO_RCVBUF). A preempt-disabled region is an RCU read-side
+ * critical section as well (since the RCU flavours were consolidated in
+ * 4.20, on PREEMPT_RT too), and it only has to cover the load from
+ * net->gen, which can be replaced and freed after a grace period; the
+ * state it points to lives as long as @net. NULL while @net is still
+ * being set up by earlier pernet subsystems.
+ */
+static __always_inline struct rcvfix_net *rcvfix_net(const struct net *net)
+{
+	struct rcvfix_net *rn;
+
+	preempt_disable_notrace();
+	rn = rcu_dereference_sched(net->gen)->ptr[rcvfix_net_id];
+	preempt_enable_notrace();
+	return rn;
+}
+
+/* Is the fix enabled in @net? Safe from ftrace entry callbacks. */
+static __always_inline bool rcvfix_net_enabled(const struct net *net)
+{
+	struct rcvfix_net *rn = rcvfix_net(net);
+
+	return rn && READ_ONCE(rn->enable);
+}
+
+/* Count what a replacement did (not RCVFIX_STOCK: that is the kernel's). */
+static inline void rcvfix_net_count(const struct net *net,
+				    enum rcvfix_path path,
+				    enum rcvfix_outcome outcome)
+{
+	struct rcvfix_net *rn = rcvfix_net(net);
+
+	if (rn && outcome != RCVFIX_STOCK)
+		atomic_long_inc(&rn->count[path][outcome]);
+}
 
 int rcvfix_netns_init(void);
 void rcvfix_netns_exit(void);

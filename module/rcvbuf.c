@@ -34,9 +34,11 @@
 
 /*
  * Set @sk's receive buffer from @val (already clamped by the caller as
- * the stock caller clamps it), with the socket locked by the caller.
- * The rule is re-evaluated against the namespace's switch here, so a
- * switch flipped after the entry callback looked at it still wins.
+ * the stock caller clamps it), with the socket locked by the caller. Only
+ * replacements call this, and the entry callback sends a call to one only
+ * when the namespace's switch is on: a write to the switch takes effect
+ * from the next call, not for calls already on their way (as for any
+ * sysctl the kernel reads once per call).
  */
 static void rcvfix_set_rcvbuf(struct sock *sk, int val, enum rcvfix_path path)
 {
@@ -46,7 +48,7 @@ static void rcvfix_set_rcvbuf(struct sock *sk, int val, enum rcvfix_path path)
 		.min_rcvbuf = SOCK_MIN_RCVBUF,
 		.rmem_default = READ_ONCE(net->ipv4.sysctl_tcp_rmem[1]),
 		.was_locked = sk->sk_userlocks & SOCK_RCVBUF_LOCK,
-		.enabled = rcvfix_net_enabled(net),
+		.enabled = true,
 	};
 	enum rcvfix_outcome outcome;
 	int size;

@@ -3,8 +3,10 @@
 # Namespace churn (tests/stress/nschurn.c): namespaces are created and
 # destroyed continuously, net.rcvfix.enable is written in each, and rcvfix
 # is loaded and unloaded meanwhile. Afterwards every namespace must be
-# freed and no slab cache may have grown by anything like one object per
-# namespace, compared with the same churn without the module.
+# freed and no cache that holds rcvfix's per-namespace state may have grown
+# by anything like one object per namespace, compared with the same churn
+# without the module. Which caches those are is measured first: loading
+# the module with k namespaces alive adds about k objects to each.
 source "$RCVFIX_REPO/tests/guest/lib.sh"
 source "$RCVFIX_REPO/tests/stress/guest-lib.sh"
 need "$RCVFIX_KO" "$RCVFIX_BIN/stress-nschurn"
@@ -82,6 +84,12 @@ read -r ro rb <<< "$(sum_caches "$tmp/f0" "$tmp/f2")"
 echo "# $RCVFIX_TEST: footprint with $k namespaces: +$fo objects, +$fb bytes loaded ($((fb / (k + 1))) bytes per namespace); $ro objects, $rb bytes left after unload"
 check "loading adds at least one object per namespace ($fo for $k)" test "$fo" -ge "$k"
 check "unloading frees them again (left: $ro objects)" test "$ro" -lt $((k / 2))
+# The caches that gained about one object per namespace on load hold
+# rcvfix's per-namespace state on this kernel, whatever their names.
+own=$(slab_growth "$tmp/f0" "$tmp/f1" | awk -v h=$((k * 3 / 4)) '$2 >= h { print $1 }')
+echo "# $RCVFIX_TEST: caches with an object per namespace of rcvfix: ${own//$'\n'/ }"
+check "the footprint shows which caches hold per-namespace state" test -n "$own"
+CACHES="$CACHES|^($(paste -sd'|' <<< "$own"))\$"
 
 # 2. Churn. Warm-up: caches and code paths reach their steady state.
 "$RCVFIX_BIN/stress-nschurn" --ko "$RCVFIX_KO" --namespaces 40 --rate 40 \
@@ -138,11 +146,11 @@ echo "# largest slab growth without rcvfix (cache objects bytes):"
 slab_growth "$tmp/s0" "$tmp/s1" | head -n 5 | sed 's/^/#   /'
 slab_d1=$(($(slab_total "$tmp/s1") - $(slab_total "$tmp/s0")))
 slab_d2=$(($(slab_total "$tmp/s2") - $(slab_total "$tmp/s1")))
+# Reported, not asserted: the slab total moves by +-100 KB between identical
+# churns (page cache, dentries, lazily freed module mappings), as much as a
+# leak of rcvfix's whole per-namespace state would add; the per-cache
+# object counts above are the leak check.
 echo "# $RCVFIX_TEST: memory after $n namespaces: slab bytes control $slab_d1, with rcvfix $slab_d2; MemAvailable kB control $((mem1 - mem0)), with rcvfix $((mem2 - mem1))"
-# rcvfix's own per-namespace state is about 1 KiB (pernet data, sysctl table and
-# header, proc entry); the slab total is noisy (692 bytes per namespace seen on 6.12).
-check "slab total grew by less than 900 bytes per namespace beyond the control" \
-	test $((slab_d2 - (slab_d1 > 0 ? slab_d1 : 0))) -lt $((n * 900))
 
 # Nothing of the unloaded instances is left: a fresh load registers the
 # sysctl and proc file again in every namespace (a leaked table would make

@@ -642,11 +642,11 @@ static void enable_write(int i, int v)
 /*
  * Loading arms the hooks: ftrace rewrites the first instruction of
  * sk_setsockopt() and sock_set_rcvbuf() (text_poke_bp) while the workers
- * run through them. Under QEMU's multi-threaded TCG that has been seen to
- * leave a virtual CPU executing stale code (a jump to address 0, or an
- * endless int3 at sk_setsockopt+0 whose byte memory no longer holds),
- * never with thread=single: an emulator fault, not a kernel or rcvfix
- * one. --calm-load pauses the workers for the load only.
+ * run through them. Under QEMU 7.2's multi-threaded TCG that has left a
+ * virtual CPU executing stale code (a jump to address 0, or an endless
+ * int3 at sk_setsockopt+0 whose byte memory no longer holds), never with
+ * thread=single (the harness default): an emulator fault, not a kernel
+ * or rcvfix one. --calm-load pauses the workers for the load only.
  */
 static void load(int default_enable)
 {
