@@ -110,17 +110,20 @@ clean:
 		if [ -f $$d/Makefile ]; then $(MAKE) -C $$d clean; fi; done
 	rm -rf $(BUILD)
 
-help:
+# The core targets, then each mk/*.mk fragment's help-NAME, in order.
+help: help-core $(patsubst mk/%.mk,help-%,$(sort $(wildcard mk/*.mk)))
+
+help-core:
 	@echo "make [KDIR=...]         module/rcvfix.ko (default KDIR: headers of $(KVER)) and tools"
 	@echo "make deps               install every Debian package needed (idempotent)"
 	@echo "make check [KVER=...]   unit tests, then the guest suite on: $(KVERS)"
-	@echo "make check-all          the same plus: $(KVERS_RT)"
+	@echo "make check-all          the same plus: $(KVERS_RT) $(KVERS_NEWEST)"
 	@echo "make vm-shell [KVER=...] [CMD='...']   guest shell, or run CMD in the guest"
 	@echo "make clean"
 	@echo "Options: TESTS='00 10-rule' (subset of tests/guest), RCVFIX_KVM=1,"
 	@echo "  RCVFIX_VERBOSE=1, RCVFIX_GUEST_TIMEOUT=1800, RCVFIX_TEST_TIMEOUT=300 (s)"
 
 .PHONY: all deps deps-build module tools progs check check-all vm-shell \
-	clean help $(KBUILD_TARGETS)
+	clean help help-core $(KBUILD_TARGETS)
 
 -include mk/*.mk
