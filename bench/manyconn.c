@@ -17,7 +17,6 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -31,14 +30,13 @@
 #ifndef SO_MEMINFO
 #define SO_MEMINFO 55 /* since Linux 4.12 */
 #endif
-#ifndef SO_BUF_LOCK
-#define SO_BUF_LOCK 72 /* since Linux 5.15 */
-#endif
 #define BUF_LOCK_RCV 2 /* SOCK_RCVBUF_LOCK as SO_BUF_LOCK reports it */
 
 enum { EXIT_OK = 0, EXIT_USAGE = 1, EXIT_FAIL = 2, EXIT_TIMEOUT = 3 };
 
-static const char *prog = "bench-manyconn";
+#define RCVFIX_OWN_EXIT_CODES
+#include "common.h" /* tests/progs: msg(), now_s() */
+
 static const int io_size = 128 * 1024; /* bytes per read() or write() */
 static const long page_size = 4096; /* unit of sockstat's "mem" */
 
@@ -84,25 +82,6 @@ static const char usage[] =
 	"\n"
 	"Exit status: 0 success, 1 bad usage, 2 a socket call failed,\n"
 	"3 timed out.\n";
-
-static void __attribute__((format(printf, 1, 2))) msg(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s: ", prog);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static double parse_double(const char *what, const char *s, double lo,
 			   double hi)
@@ -234,7 +213,7 @@ static int open_listener(void)
 
 static int accept_all(int lfd, struct conn *c)
 {
-	double deadline = now() + cfg.timeout;
+	double deadline = now_s() + cfg.timeout;
 	int n = 0;
 
 	while (n < cfg.conns) {
@@ -244,14 +223,14 @@ static int accept_all(int lfd, struct conn *c)
 			c[n].fd = fd;
 			c[n].done = false;
 			n++;
-			deadline = now() + cfg.timeout;
+			deadline = now_s() + cfg.timeout;
 			continue;
 		}
 		if (errno != EAGAIN && errno != EINTR) {
 			msg("accept: %s", strerror(errno));
 			return -EXIT_FAIL;
 		}
-		if (now() > deadline) {
+		if (now_s() > deadline) {
 			msg("only %d of %d connections within %g s", n,
 			    cfg.conns, cfg.timeout);
 			return -EXIT_TIMEOUT;
@@ -340,10 +319,10 @@ static int run_server(void)
 		}
 	}
 	open_conns = n;
-	next_sample = last_progress = now();
+	next_sample = last_progress = now_s();
 	while (open_conns > 0) {
 		int k = epoll_wait(ep, ev, 256, (int)(cfg.interval * 1000));
-		double t = now();
+		double t = now_s();
 
 		if (k < 0 && errno != EINTR) {
 			msg("epoll_wait: %s", strerror(errno));
@@ -415,7 +394,7 @@ static int run_client(void)
 	 * connect in parallel (non-blocking): a write before the handshake
 	 * ends returns EAGAIN, and EPOLLOUT comes once it has ended.
 	 */
-	deadline = now() + cfg.timeout;
+	deadline = now_s() + cfg.timeout;
 	for (i = 0; i < cfg.conns; i++) {
 		struct epoll_event e = { .events = EPOLLOUT, .data.u32 = i };
 		int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -429,7 +408,7 @@ static int run_client(void)
 		while (connect(fd, (struct sockaddr *)&a, sizeof(a)) &&
 		       errno != EINPROGRESS) {
 			if (i > 0 || errno != ECONNREFUSED ||
-			    now() > deadline) {
+			    now_s() > deadline) {
 				msg("connect %d to %s port %d: %s", i + 1,
 				    cfg.host, cfg.port, strerror(errno));
 				return errno == ECONNREFUSED ? EXIT_TIMEOUT :
@@ -449,9 +428,9 @@ static int run_client(void)
 		connected++;
 		epoll_ctl(ep, EPOLL_CTL_ADD, fd, &e);
 	}
-	t0 = now();
+	t0 = now_s();
 	deadline = t0 + cfg.seconds;
-	while (now() < deadline) {
+	while (now_s() < deadline) {
 		int k = epoll_wait(ep, ev, 256, 100);
 
 		for (i = 0; i < k; i++) {
@@ -474,7 +453,7 @@ static int run_client(void)
 		shutdown(fds[i], SHUT_WR);
 		epoll_ctl(ep, EPOLL_CTL_MOD, fds[i], &e);
 	}
-	deadline = now() + cfg.timeout;
+	deadline = now_s() + cfg.timeout;
 	while (open_conns > 0) {
 		int k = epoll_wait(ep, ev, 256, 200);
 
@@ -487,15 +466,15 @@ static int run_client(void)
 				open_conns--;
 			}
 		}
-		if (now() > deadline) {
+		if (now_s() > deadline) {
 			msg("%d connections not closed by the server after %g s",
 			    open_conns, cfg.timeout);
 			ret = EXIT_TIMEOUT;
 			break;
 		}
 	}
-	fprintf(stderr, "%s: sent %.1f MB on %d connections in %.2f s\n", prog,
-		sent / 1048576.0, connected, now() - t0);
+	fprintf(stderr, "%s: sent %.1f MB on %d connections in %.2f s\n",
+		prog_name, sent / 1048576.0, connected, now_s() - t0);
 out:
 	for (i = 0; i < connected; i++)
 		close(fds[i]);
@@ -522,6 +501,7 @@ int main(int argc, char **argv)
 	};
 	int c;
 
+	prog_name = "bench-manyconn";
 	while ((c = getopt_long(argc, argv, "sc:p:n:t:T:i:h", longopts,
 				NULL)) != -1) {
 		switch (c) {
@@ -558,7 +538,7 @@ int main(int argc, char **argv)
 			fputs(usage, stdout);
 			return EXIT_OK;
 		default:
-			fprintf(stderr, "Try '%s --help'.\n", prog);
+			fprintf(stderr, "Try '%s --help'.\n", prog_name);
 			return EXIT_USAGE;
 		}
 	}

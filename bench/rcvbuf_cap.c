@@ -10,14 +10,12 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -25,9 +23,11 @@
 
 #include "rcvbuf_cap.skel.h"
 
+/* EXIT_KILLED (124) is what run_in_cgroup() returns for a killed COMMAND. */
 enum { EXIT_OK = 0, EXIT_USAGE = 1, EXIT_SETUP = 2, EXIT_KILLED = 124 };
 
-static const char *prog = "bench-rcvbuf-cap";
+#define RCVFIX_OWN_EXIT_CODES
+#include "common.h" /* tests/progs: die(), parse_long(), run_in_cgroup() */
 
 static const char usage[] =
 	"Usage: bench-rcvbuf-cap [OPTIONS] -- COMMAND [ARG...]\n"
@@ -56,32 +56,6 @@ static const char usage[] =
 	"Exit status: COMMAND's; 1 bad usage, 2 setup failed (needs root and\n"
 	"a kernel with CONFIG_CGROUP_BPF), 124 COMMAND killed at the timeout.\n";
 
-static void __attribute__((noreturn, format(printf, 2, 3)))
-die(int code, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s: ", prog);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(code);
-}
-
-static long parse_num(const char *what, const char *s, long lo, long hi)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 0);
-	if (errno || end == s || *end || v < lo || v > hi)
-		die(EXIT_USAGE, "%s: '%s' is not a number from %ld to %ld",
-		    what, s, lo, hi);
-	return v;
-}
-
 /* tcp_rmem[1] of the caller's network namespace, halved, rounded up. */
 static int default_min(void)
 {
@@ -103,60 +77,6 @@ static int libbpf_quiet(enum libbpf_print_level level, const char *fmt,
 	return vfprintf(stderr, fmt, ap);
 }
 
-static volatile sig_atomic_t timed_out;
-
-static void on_alarm(int sig)
-{
-	(void)sig;
-	timed_out = 1;
-}
-
-static int run_command(const char *cgroup, char **argv, int timeout)
-{
-	int status;
-	pid_t pid;
-
-	fflush(stdout);
-	pid = fork();
-	if (pid < 0)
-		die(EXIT_SETUP, "fork: %s", strerror(errno));
-	if (pid == 0) {
-		char path[PATH_MAX], buf[32];
-		int fd, n;
-
-		setpgid(0, 0);
-		snprintf(path, sizeof(path), "%s/cgroup.procs", cgroup);
-		n = snprintf(buf, sizeof(buf), "%d\n", (int)getpid());
-		fd = open(path, O_WRONLY | O_CLOEXEC);
-		if (fd < 0 || write(fd, buf, n) != n)
-			die(EXIT_SETUP, "cannot join %s: %s", path,
-			    strerror(errno));
-		close(fd);
-		execvp(argv[0], argv);
-		die(127, "cannot run %s: %s", argv[0], strerror(errno));
-	}
-	signal(SIGALRM, on_alarm);
-	alarm(timeout);
-	while (waitpid(pid, &status, 0) < 0) {
-		if (errno != EINTR)
-			die(EXIT_SETUP, "waitpid: %s", strerror(errno));
-		if (timed_out) {
-			fprintf(stderr,
-				"%s: %s still running after %d s, killing it\n",
-				prog, argv[0], timeout);
-			kill(-pid, SIGKILL);
-			timed_out = 0;
-			timeout = -1;
-		}
-	}
-	alarm(0);
-	if (timeout < 0)
-		return EXIT_KILLED;
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status);
-	return 128 + WTERMSIG(status);
-}
-
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -174,6 +94,7 @@ int main(int argc, char **argv)
 	int min = -1, timeout = 600, cgfd, c, ret;
 	bool quiet = false;
 
+	prog_name = "bench-rcvbuf-cap";
 	while ((c = getopt_long(argc, argv, "+g:m:p:T:qh", longopts, NULL)) !=
 	       -1) {
 		switch (c) {
@@ -181,13 +102,15 @@ int main(int argc, char **argv)
 			cgroup = optarg;
 			break;
 		case 'm':
-			min = (int)parse_num("--min", optarg, 0, INT_MAX);
+			min = (int)parse_long("--min", optarg, 0, INT_MAX,
+					      EXIT_USAGE);
 			break;
 		case 'p':
 			pin = optarg;
 			break;
 		case 'T':
-			timeout = (int)parse_num("--timeout", optarg, 1, 86400);
+			timeout = (int)parse_long("--timeout", optarg, 1, 86400,
+						  EXIT_USAGE);
 			break;
 		case 'q':
 			quiet = true;
@@ -196,7 +119,7 @@ int main(int argc, char **argv)
 			fputs(usage, stdout);
 			return EXIT_OK;
 		default:
-			fprintf(stderr, "Try '%s --help'.\n", prog);
+			fprintf(stderr, "Try '%s --help'.\n", prog_name);
 			return EXIT_USAGE;
 		}
 	}
@@ -241,16 +164,17 @@ int main(int argc, char **argv)
 			fprintf(stderr,
 				"%s: attached to %s, SO_RCVBUF >= %d "
 				"swallowed; pinned at %s (rm it to detach)\n",
-				prog, cgroup, min, pin);
+				prog_name, cgroup, min, pin);
 		return EXIT_OK;
 	}
-	ret = run_command(cgroup, argv + optind, timeout);
+	ret = run_in_cgroup(cgroup, argv + optind, timeout, EXIT_SETUP);
 	bpf_link__destroy(link);
 	if (!quiet)
 		fprintf(stderr,
 			"%s: SO_RCVBUF >= %d: %llu swallowed, %llu "
 			"passed on\n",
-			prog, min, (unsigned long long)skel->bss->n_swallowed,
+			prog_name, min,
+			(unsigned long long)skel->bss->n_swallowed,
 			(unsigned long long)skel->bss->n_passed);
 	rcvbuf_cap__destroy(skel);
 	close(cgfd);

@@ -10,7 +10,6 @@
 #include <getopt.h>
 #include <limits.h>
 #include <netinet/in.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,17 +18,15 @@
 #include <time.h>
 #include <unistd.h>
 
-#ifndef SO_BUF_LOCK
-#define SO_BUF_LOCK 72 /* since Linux 5.15 */
-#endif
 #define BUF_LOCK_RCV 2 /* SOCK_RCVBUF_LOCK as SO_BUF_LOCK reports it */
 
 enum { EXIT_OK = 0, EXIT_USAGE = 1, EXIT_FAIL = 2 };
 
+#define RCVFIX_OWN_EXIT_CODES
+#include "common.h" /* tests/progs: die(), parse_long() */
+
 #define MAX_SPECS 16
 #define WARMUP_CALLS 1000
-
-static const char *prog = "bench-sockcost";
 
 /* The SOL_SOCKET options a spec may name. */
 static const struct {
@@ -71,32 +68,6 @@ static const char usage[] =
 	"\n"
 	"Exit status: 0 success, 1 bad usage, 2 a socket call failed.\n";
 
-static void __attribute__((noreturn, format(printf, 2, 3)))
-die(int code, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s: ", prog);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(code);
-}
-
-static long parse_num(const char *what, const char *s, long lo, long hi)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 0);
-	if (errno || end == s || *end || v < lo || v > hi)
-		die(EXIT_USAGE, "%s: '%s' is not a number from %ld to %ld",
-		    what, s, lo, hi);
-	return v;
-}
-
 static void parse_spec(const char *arg, struct spec *sp)
 {
 	const char *eq = strchr(arg, '=');
@@ -112,8 +83,8 @@ static void parse_spec(const char *arg, struct spec *sp)
 			sp->name = options[i].name;
 			sp->label = options[i].label;
 			sp->optname = options[i].optname;
-			sp->val = (int)parse_num(sp->name, eq + 1, INT_MIN,
-						 INT_MAX);
+			sp->val = (int)parse_long(sp->name, eq + 1, INT_MIN,
+						  INT_MAX, EXIT_USAGE);
 			return;
 		}
 	}
@@ -226,27 +197,30 @@ int main(int argc, char **argv)
 	int rounds = 5, n = 0, c, i;
 	bool csv = false, do_show = false;
 
+	prog_name = "bench-sockcost";
 	while ((c = getopt_long(argc, argv, "n:r:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'n':
-			calls = parse_num("--calls", optarg, 1, 100000000);
+			calls = parse_long("--calls", optarg, 1, 100000000,
+					   EXIT_USAGE);
 			break;
 		case 'r':
-			rounds = (int)parse_num("--rounds", optarg, 1, 1000);
+			rounds = (int)parse_long("--rounds", optarg, 1, 1000,
+						 EXIT_USAGE);
 			break;
 		case 'C':
 			csv = true;
 			break;
 		case 'S':
 			do_show = true;
-			show_val =
-				parse_num("--show", optarg, INT_MIN, INT_MAX);
+			show_val = parse_long("--show", optarg, INT_MIN,
+					      INT_MAX, EXIT_USAGE);
 			break;
 		case 'h':
 			fputs(usage, stdout);
 			return EXIT_OK;
 		default:
-			fprintf(stderr, "Try '%s --help'.\n", prog);
+			fprintf(stderr, "Try '%s --help'.\n", prog_name);
 			return EXIT_USAGE;
 		}
 	}

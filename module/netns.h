@@ -62,13 +62,11 @@ static __always_inline bool rcvfix_net_enabled(const struct net *net)
 	return rn && READ_ONCE(rn->enable);
 }
 
-/* Count what a replacement did (not RCVFIX_STOCK: that is the kernel's). */
-static inline void rcvfix_net_count(const struct net *net,
+/* Count what a replacement did (RCVFIX_STOCK is the kernel's, not ours). */
+static inline void rcvfix_net_count(struct rcvfix_net *rn,
 				    enum rcvfix_path path,
 				    enum rcvfix_outcome outcome)
 {
-	struct rcvfix_net *rn = rcvfix_net(net);
-
 	if (rn && outcome != RCVFIX_STOCK)
 		atomic_long_inc(&rn->count[path][outcome]);
 }

@@ -34,21 +34,21 @@
 
 /*
  * Set @sk's receive buffer from @val (already clamped by the caller as
- * the stock caller clamps it), with the socket locked by the caller. Only
- * replacements call this, and the entry callback sends a call to one only
- * when the namespace's switch is on: a write to the switch takes effect
- * from the next call, not for calls already on their way (as for any
- * sysctl the kernel reads once per call).
+ * the stock caller clamps it), with the socket locked by the caller.
+ * The namespace's switch is read again here, under the socket lock: a
+ * call that waited for the lock while the switch was turned off behaves
+ * as stock.
  */
 static void rcvfix_set_rcvbuf(struct sock *sk, int val, enum rcvfix_path path)
 {
 	const struct net *net = sock_net(sk);
+	struct rcvfix_net *rn = rcvfix_net(net);
 	struct rcvfix_rcvbuf_req req = {
 		.val = val,
 		.min_rcvbuf = SOCK_MIN_RCVBUF,
 		.rmem_default = READ_ONCE(net->ipv4.sysctl_tcp_rmem[1]),
 		.was_locked = sk->sk_userlocks & SOCK_RCVBUF_LOCK,
-		.enabled = true,
+		.enabled = rn && READ_ONCE(rn->enable),
 	};
 	enum rcvfix_outcome outcome;
 	int size;
@@ -57,7 +57,7 @@ static void rcvfix_set_rcvbuf(struct sock *sk, int val, enum rcvfix_path path)
 	if (outcome != RCVFIX_LOCK_AVOIDED)
 		sk->sk_userlocks |= SOCK_RCVBUF_LOCK;
 	WRITE_ONCE(sk->sk_rcvbuf, size);
-	rcvfix_net_count(net, path, outcome);
+	rcvfix_net_count(rn, path, outcome);
 }
 
 /* ---- strategy "callers": sk_setsockopt() and sock_set_rcvbuf() ---- */

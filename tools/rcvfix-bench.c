@@ -34,9 +34,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#ifndef RCVFIX_VERSION
-#define RCVFIX_VERSION "unknown" /* the Makefile passes module/version.h's */
-#endif
+#include "common.h"
 
 #ifndef SO_BUF_LOCK
 #define SO_BUF_LOCK 72 /* since Linux 5.15 */
@@ -143,7 +141,7 @@ static struct cfg cfg = {
 	.wait = -1.0,
 };
 
-static const char *prog = "rcvfix-bench";
+const char *prog = "rcvfix-bench";
 
 static void usage(FILE *f)
 {
@@ -206,27 +204,15 @@ static void usage(FILE *f)
 
 /* ---- small helpers ---- */
 
-__attribute__((format(printf, 1, 2))) static void msg(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s: ", prog);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
 __attribute__((format(printf, 1, 2), noreturn)) static void
 usage_error(const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "%s: ", prog);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vmsg(fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\nTry '%s --help'.\n", prog);
+	fprintf(stderr, "Try '%s --help'.\n", prog);
 	exit(EXIT_USAGE);
 }
 

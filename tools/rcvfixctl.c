@@ -12,7 +12,6 @@
 #include <getopt.h>
 #include <limits.h>
 #include <sched.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,9 +22,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
-#ifndef RCVFIX_VERSION
-#define RCVFIX_VERSION "unknown" /* the Makefile passes module/version.h's */
-#endif
+#include "common.h"
 
 /* Exit codes, documented in --help. */
 enum {
@@ -45,7 +42,7 @@ static const char *const netns_run_dir = "/run/netns";
 static const char *const module_keys[] = { "version", "strategy", "targets",
 					   "rcvlowat_wakeup" };
 
-static const char *prog = "rcvfixctl";
+const char *prog = "rcvfixctl";
 static bool opt_json;
 static dev_t nsfs_dev; /* device of every nsfs file, from /proc/self/ns/net */
 static int self_ns_fd = -1; /* our own namespace, to come back to */
@@ -101,17 +98,6 @@ static char *xstrdup(const char *s)
 	if (!d)
 		die_oom();
 	return d;
-}
-
-__attribute__((format(printf, 1, 2))) static void err_msg(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s: ", prog);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
 }
 
 static void usage(FILE *f)
@@ -289,7 +275,7 @@ static void module_state_get(struct module_state *m)
 
 static int not_loaded(void)
 {
-	err_msg("rcvfix module not loaded: run 'modprobe rcvfix' (or 'insmod rcvfix.ko')");
+	msg("rcvfix module not loaded: run 'modprobe rcvfix' (or 'insmod rcvfix.ko')");
 	return EXIT_NOT_LOADED;
 }
 
@@ -330,8 +316,8 @@ static int ns_self(struct nslist *l)
 	struct stat st;
 
 	if (stat("/proc/self/ns/net", &st)) {
-		err_msg("cannot read /proc/self/ns/net: %s (is /proc mounted?)",
-			strerror(errno));
+		msg("cannot read /proc/self/ns/net: %s (is /proc mounted?)",
+		    strerror(errno));
 		return EXIT_OTHER;
 	}
 	nsfs_dev = st.st_dev;
@@ -409,31 +395,30 @@ static int ns_resolve(struct nslist *l, const char *arg)
 	if (strchr(arg, '/'))
 		snprintf(path, sizeof(path), "%s", arg);
 	else if (!*arg || !strcmp(arg, ".") || !strcmp(arg, "..")) {
-		err_msg("invalid namespace name '%s'", arg);
+		msg("invalid namespace name '%s'", arg);
 		return EXIT_USAGE;
 	} else
 		snprintf(path, sizeof(path), "%s/%s", netns_run_dir, arg);
 
 	if (stat(path, &st)) {
 		if (errno == ENOENT) {
-			err_msg("network namespace '%s' not found: no %s (see 'ip netns list')",
-				arg, path);
+			msg("network namespace '%s' not found: no %s (see 'ip netns list')",
+			    arg, path);
 			return EXIT_NO_NETNS;
 		}
 		if (errno == EACCES || errno == EPERM) {
-			err_msg("cannot look at %s: %s (run as root)", path,
-				strerror(errno));
+			msg("cannot look at %s: %s (run as root)", path,
+			    strerror(errno));
 			return EXIT_NOT_PERMITTED;
 		}
-		err_msg("cannot look at %s: %s", path, strerror(errno));
+		msg("cannot look at %s: %s", path, strerror(errno));
 		return EXIT_OTHER;
 	}
 	if (st.st_dev != nsfs_dev) {
-		err_msg("network namespace '%s' not found: %s is not a namespace file%s",
-			arg, path,
-			strchr(arg, '/') ?
-				"" :
-				" (stale name? see 'ip netns list')");
+		msg("network namespace '%s' not found: %s is not a namespace file%s",
+		    arg, path,
+		    strchr(arg, '/') ? "" :
+				       " (stale name? see 'ip netns list')");
 		return EXIT_NO_NETNS;
 	}
 	fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -441,8 +426,8 @@ static int ns_resolve(struct nslist *l, const char *arg)
 		type = ioctl(fd, NS_GET_NSTYPE);
 		close(fd);
 		if (type >= 0 && type != CLONE_NEWNET) {
-			err_msg("%s is a namespace, but not a network namespace",
-				path);
+			msg("%s is a namespace, but not a network namespace",
+			    path);
 			return EXIT_NO_NETNS;
 		}
 	}
@@ -510,8 +495,8 @@ static int ns_run(struct netns *ns, int (*fn)(struct netns *, void *),
 	close(fd);
 	ret = fn(ns, arg);
 	if (setns(self_ns_fd, CLONE_NEWNET)) {
-		err_msg("cannot return to the original network namespace: %s",
-			strerror(errno));
+		msg("cannot return to the original network namespace: %s",
+		    strerror(errno));
 		exit(EXIT_OTHER);
 	}
 	return ret;
@@ -618,9 +603,9 @@ static void report_ns_error(const struct netns *ns, const char *verb)
 {
 	char label[256];
 
-	err_msg("%s in namespace %s: cannot %s: %s%s", verb,
-		ns_label(ns, label, sizeof(label)), ns->what, strerror(ns->err),
-		err_hint(ns));
+	msg("%s in namespace %s: cannot %s: %s%s", verb,
+	    ns_label(ns, label, sizeof(label)), ns->what, strerror(ns->err),
+	    err_hint(ns));
 }
 
 static void json_str(const char *s)
@@ -917,7 +902,7 @@ static int cmd_status(const char *netns, bool all)
 	else
 		print_text(&m, &l, mod);
 	if (fflush(stdout) || ferror(stdout)) {
-		err_msg("cannot write the output: %s", strerror(errno));
+		msg("cannot write the output: %s", strerror(errno));
 		return EXIT_OTHER;
 	}
 	return rc;
@@ -965,7 +950,7 @@ int main(int argc, char **argv)
 		switch (c) {
 		case 'n':
 			if (netns) {
-				err_msg("--netns given twice");
+				msg("--netns given twice");
 				return EXIT_USAGE;
 			}
 			netns = optarg;
@@ -984,34 +969,34 @@ int main(int argc, char **argv)
 			return EXIT_OK;
 		default:
 			if (c == ':')
-				err_msg("option %s needs an argument",
-					argv[optind - 1]);
+				msg("option %s needs an argument",
+				    argv[optind - 1]);
 			else if (optopt && optopt != '?')
-				err_msg("unknown option -%c", optopt);
+				msg("unknown option -%c", optopt);
 			else
-				err_msg("unknown option %s", argv[optind - 1]);
+				msg("unknown option %s", argv[optind - 1]);
 			fprintf(stderr, "Try '%s --help'.\n", prog);
 			return EXIT_USAGE;
 		}
 	}
 	if (optind >= argc) {
-		err_msg("no command given: use status, enable or disable");
+		msg("no command given: use status, enable or disable");
 		fprintf(stderr, "Try '%s --help'.\n", prog);
 		return EXIT_USAGE;
 	}
 	cmd = argv[optind++];
 	if (optind < argc) {
-		err_msg("unexpected argument '%s'", argv[optind]);
+		msg("unexpected argument '%s'", argv[optind]);
 		return EXIT_USAGE;
 	}
 	if (all && netns) {
-		err_msg("--all and --netns exclude each other");
+		msg("--all and --netns exclude each other");
 		return EXIT_USAGE;
 	}
 	self_ns_fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
 	if (self_ns_fd < 0) {
-		err_msg("cannot open /proc/self/ns/net: %s (is /proc mounted?)",
-			strerror(errno));
+		msg("cannot open /proc/self/ns/net: %s (is /proc mounted?)",
+		    strerror(errno));
 		return EXIT_OTHER;
 	}
 	if (!strcmp(cmd, "status") || !strcmp(cmd, "show"))
@@ -1024,6 +1009,6 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return EXIT_OK;
 	}
-	err_msg("unknown command '%s': use status, enable or disable", cmd);
+	msg("unknown command '%s': use status, enable or disable", cmd);
 	return EXIT_USAGE;
 }

@@ -10,6 +10,9 @@ need "$RCVFIX_KO" "$RCVFIX_BIN/wscale"
 RMEM="4096 425984 40880000"
 BUF=425984
 BYTES=1048576
+# Autotuning is judged on a transfer the receive buffer cannot hold at once
+# (a 1 MB one may land whole in an 832 KB buffer and need no growth).
+BIG=8388608
 
 rcvfix_unload
 a=$(netns_new wsa)	# client side
@@ -61,6 +64,7 @@ check "stock, listener: window scale smaller than reference" \
 	test "$(kv snd_wscale "$C")" -lt "$w_srv"
 check_eq "stock, listener: accepted socket locked" 2 \
 	$(($(kv lock "$S") & 2))
+run_pair "stock, listener SO_RCVBUF $BUF, $BIG bytes" "-r $BUF" "-s $BIG"
 check_eq "stock, listener: no autotuning (buffer stays)" "$(kv rcvbuf "$S")" \
 	"$(kv rcvbuf_end "$S")"
 run_pair "stock, client SO_RCVBUF $BUF" "-s $BYTES" "-r $BUF"
@@ -88,6 +92,8 @@ check_eq "enabled, listener: accepted socket unlocked" 0 \
 check "enabled, listener: accepted SO_RCVBUF at least $((2 * BUF))" \
 	test "$(kv rcvbuf "$S")" -ge $((2 * BUF))
 check_eq "enabled, listener: all bytes arrived" $BYTES "$(kv received "$S")"
+run_pair "enabled, listener SO_RCVBUF $BUF, $BIG bytes" "-r $BUF" "-s $BIG"
+check_eq "enabled, listener: all $BIG bytes arrived" $BIG "$(kv received "$S")"
 check "enabled, listener: buffer autotunes during the transfer" \
 	test "$(kv rcvbuf_end "$S")" -gt "$(kv rcvbuf "$S")"
 

@@ -7,9 +7,7 @@
 #include "common.h"
 
 #include <fcntl.h>
-#include <signal.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <linux/types.h>
@@ -42,22 +40,13 @@ static int libbpf_quiet(enum libbpf_print_level level, const char *fmt,
 	return vfprintf(stderr, fmt, ap);
 }
 
-static volatile sig_atomic_t timed_out;
-
-static void on_timeout(int sig)
-{
-	(void)sig;
-	timed_out = 1;
-}
-
 int main(int argc, char **argv)
 {
 	struct rcvfix_sockops_cfg cfg = { 0 };
 	const char *cgroup = NULL;
 	struct rcvfix_sockops *skel;
-	int timeout = 30, cgfd, c, status, ret;
+	int timeout = 30, cgfd, c, ret;
 	__u32 key = 0, h;
-	pid_t pid;
 
 	prog_name = "bpf_rcvbuf";
 	while ((c = getopt(argc, argv, "+g:c:P:A:p:T:h")) != -1) {
@@ -109,39 +98,7 @@ int main(int argc, char **argv)
 		die(EXIT_SETUP, "cannot attach to %s: %s", cgroup,
 		    strerror(errno));
 
-	fflush(stdout);
-	pid = fork();
-	if (pid < 0)
-		die(EXIT_SETUP, "fork: %s", strerror(errno));
-	if (pid == 0) {
-		char path[4096], buf[32];
-		int fd, n;
-
-		setpgid(0, 0);
-		snprintf(path, sizeof(path), "%s/cgroup.procs", cgroup);
-		n = snprintf(buf, sizeof(buf), "%d\n", (int)getpid());
-		fd = open(path, O_WRONLY);
-		if (fd < 0 || write(fd, buf, n) != n)
-			die(EXIT_SETUP, "cannot join %s: %s", path,
-			    strerror(errno));
-		close(fd);
-		execvp(argv[optind], argv + optind);
-		die(127, "exec %s: %s", argv[optind], strerror(errno));
-	}
-	signal(SIGALRM, on_timeout);
-	alarm(timeout);
-	while (waitpid(pid, &status, 0) < 0) {
-		if (errno != EINTR)
-			die(EXIT_SETUP, "waitpid: %s", strerror(errno));
-		if (timed_out) {
-			fprintf(stderr, "bpf_rcvbuf: command still running "
-				"after %d s, killing it\n", timeout);
-			kill(-pid, SIGKILL);
-			timed_out = 0;
-			timeout = -1;
-		}
-	}
-	alarm(0);
+	ret = run_in_cgroup(cgroup, argv + optind, timeout, EXIT_SETUP);
 
 	for (h = 0; h < RCVFIX_HOOK_MAX; h++) {
 		struct rcvfix_sockops_res res = { 0 };
@@ -158,12 +115,5 @@ int main(int argc, char **argv)
 	}
 	rcvfix_sockops__destroy(skel);
 	close(cgfd);
-
-	if (timeout < 0)
-		ret = EXIT_TIMEOUT;
-	else if (WIFEXITED(status))
-		ret = WEXITSTATUS(status);
-	else
-		ret = 128 + WTERMSIG(status);
 	return ret;
 }

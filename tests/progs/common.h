@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Small helpers shared by the rcvfix test programs: error reporting,
- * number parsing, errno names and a whole-run watchdog.
- * Header-only so that every program stays a single translation unit.
+ * Small helpers shared by the rcvfix test programs (tests/progs, and
+ * tests/stress through stress.h) and the bench programs (bench/): messages
+ * and errors, errno names, number parsing, the clock, running a command in
+ * a cgroup, and for the test programs their exit codes, a whole-run
+ * watchdog, capabilities and TCP setup. Header-only so that every program
+ * stays a single translation unit.
  */
 #ifndef RCVFIX_TEST_COMMON_H
 #define RCVFIX_TEST_COMMON_H
@@ -10,13 +13,20 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <linux/capability.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -24,21 +34,36 @@
 #define SO_BUF_LOCK 72		/* since Linux 5.15 */
 #endif
 
+/* The name messages start with: each program sets it first thing. */
 static const char *prog_name __attribute__((unused)) = "rcvfix-test";
 
-/* Exit codes: 0 ok, 1 the measured thing failed, 2 usage, 3 setup error. */
-enum { EXIT_USAGE = 2, EXIT_SETUP = 3, EXIT_TIMEOUT = 124 };
+/* "prog_name: MESSAGE" and a newline on stderr. */
+static inline void __attribute__((format(printf, 1, 0)))
+vmsg(const char *fmt, va_list ap)
+{
+	fprintf(stderr, "%s: ", prog_name);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+static inline void __attribute__((format(printf, 1, 2)))
+msg(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg(fmt, ap);
+	va_end(ap);
+}
 
 static inline void __attribute__((noreturn, format(printf, 2, 3)))
 die(int code, const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "%s: ", prog_name);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vmsg(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	exit(code);
 }
 
@@ -52,6 +77,103 @@ static inline const char *errno_name(int e)
 	n = strerrorname_np(e);
 	return n ? n : "E?";
 }
+
+/* A number from @lo to @hi (decimal or 0x hex), or die with status @code. */
+static inline long parse_long(const char *what, const char *s, long lo,
+			      long hi, int code)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 0);
+	if (errno || end == s || *end || v < lo || v > hi)
+		die(code, "%s: '%s' is not a number from %ld to %ld",
+		    what, s, lo, hi);
+	return v;
+}
+
+/* CLOCK_MONOTONIC in seconds. */
+static inline double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static volatile sig_atomic_t run_timed_out __attribute__((unused));
+
+static inline void run_on_alarm(int sig)
+{
+	(void)sig;
+	run_timed_out = 1;
+}
+
+/*
+ * Run @argv in its own process group inside the cgroup v2 folder @cgroup
+ * and wait for it; after @timeout seconds kill the group. Returns the
+ * command's exit status (128 + N for signal N), 124 (as timeout(1)) if it
+ * was killed at the timeout. Dies with @setup_code if it cannot start it.
+ */
+static inline int run_in_cgroup(const char *cgroup, char **argv, int timeout,
+				int setup_code)
+{
+	int status;
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		die(setup_code, "fork: %s", strerror(errno));
+	if (pid == 0) {
+		char path[PATH_MAX], buf[32];
+		int fd, n;
+
+		setpgid(0, 0);
+		snprintf(path, sizeof(path), "%s/cgroup.procs", cgroup);
+		n = snprintf(buf, sizeof(buf), "%d\n", (int)getpid());
+		fd = open(path, O_WRONLY | O_CLOEXEC);
+		if (fd < 0 || write(fd, buf, n) != n)
+			die(setup_code, "cannot join %s: %s", path,
+			    strerror(errno));
+		close(fd);
+		execvp(argv[0], argv);
+		die(127, "cannot run %s: %s", argv[0], strerror(errno));
+	}
+	/* No SA_RESTART (signal() sets it): the alarm must end waitpid(). */
+	sigaction(SIGALRM,
+		  &(struct sigaction){ .sa_handler = run_on_alarm }, NULL);
+	alarm(timeout);
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR)
+			die(setup_code, "waitpid: %s", strerror(errno));
+		if (run_timed_out) {
+			fprintf(stderr,
+				"%s: %s still running after %d s, killing it\n",
+				prog_name, argv[0], timeout);
+			kill(-pid, SIGKILL);
+			run_timed_out = 0;
+			timeout = -1;
+		}
+	}
+	alarm(0);
+	if (timeout < 0)
+		return 124;
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	return 128 + WTERMSIG(status);
+}
+
+/*
+ * The rest follows the test programs' conventions. bench/ programs keep
+ * the exit codes their --help documents: they define RCVFIX_OWN_EXIT_CODES
+ * before including this file to leave it out.
+ */
+#ifndef RCVFIX_OWN_EXIT_CODES
+
+/* Exit codes: 0 ok, 1 the measured thing failed, 2 usage, 3 setup error. */
+enum { EXIT_USAGE = 2, EXIT_SETUP = 3, EXIT_TIMEOUT = 124 };
 
 /* Parse a decimal (or 0x hex) signed 64-bit number, or die. */
 static inline long long parse_ll(const char *what, const char *s)
@@ -81,14 +203,18 @@ static inline int parse_int(const char *what, const char *s)
 	return (int)v;
 }
 
+/* What the watchdog prints after "prog_name: " (stress.h has its own). */
+#ifndef WATCHDOG_MSG
+#define WATCHDOG_MSG "timeout, giving up"
+#endif
+
 static inline void on_alarm(int sig)
 {
-	static const char msg[] = ": timeout, giving up\n";
+	static const char text[] = ": " WATCHDOG_MSG "\n";
 
 	(void)sig;
-	if (write(2, prog_name, strlen(prog_name)) < 0 ||
-	    write(2, msg, sizeof(msg) - 1) < 0)
-		_exit(EXIT_TIMEOUT);
+	if (write(2, prog_name, strlen(prog_name)) >= 0)
+		(void)!write(2, text, sizeof(text) - 1);
 	_exit(EXIT_TIMEOUT);
 }
 
@@ -99,12 +225,77 @@ static inline void watchdog(unsigned int seconds)
 	alarm(seconds);
 }
 
-static inline double now_s(void)
+/* Drop CAP_NET_ADMIN from the calling thread (capabilities are per thread). */
+static inline void drop_net_admin(void)
 {
-	struct timespec ts;
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2];
+	unsigned int bit = CAP_TO_MASK(CAP_NET_ADMIN);
+	int i = CAP_TO_INDEX(CAP_NET_ADMIN);
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
+	if (syscall(SYS_capget, &hdr, data))
+		die(EXIT_SETUP, "capget: %s", strerror(errno));
+	data[i].effective &= ~bit;
+	data[i].permitted &= ~bit;
+	data[i].inheritable &= ~bit;
+	if (syscall(SYS_capset, &hdr, data))
+		die(EXIT_SETUP, "capset: %s", strerror(errno));
 }
+
+/*
+ * The mode of a two-mode program (argv[1], @a or @b) once -h or --help
+ * there has printed @usage and exited 0; getopt() goes on from argv[2].
+ */
+static inline const char *mode_arg(int argc, char **argv, const char *usage,
+				   const char *a, const char *b)
+{
+	if (argc > 1 &&
+	    (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+		fputs(usage, stdout);
+		exit(0);
+	}
+	if (argc < 2 || (strcmp(argv[1], a) && strcmp(argv[1], b)))
+		die(EXIT_USAGE, "first argument must be %s or %s (try --help)",
+		    a, b);
+	optind = 2;
+	return argv[1];
+}
+
+/* @sa for IPv4 address @addr (as -a gave it) and @port, or die. */
+static inline void ipv4_addr(struct sockaddr_in *sa, const char *addr,
+			     int port)
+{
+	memset(sa, 0, sizeof(*sa));
+	sa->sin_family = AF_INET;
+	if (inet_pton(AF_INET, addr, &sa->sin_addr) != 1)
+		die(EXIT_USAGE, "-a: not an IPv4 address: '%s'", addr);
+	sa->sin_port = htons(port);
+}
+
+/* A TCP socket over IPv4, or die. */
+static inline int tcp_socket(void)
+{
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	if (fd < 0)
+		die(EXIT_SETUP, "socket: %s", strerror(errno));
+	return fd;
+}
+
+/* SO_REUSEADDR, bind() to @sa and listen(), or die naming @addr:@port. */
+static inline void tcp_listen(int fd, const struct sockaddr_in *sa,
+			      const char *addr, int port)
+{
+	int one = 1;
+
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(fd, (const struct sockaddr *)sa, sizeof(*sa)) || listen(fd, 4))
+		die(EXIT_SETUP, "bind/listen %s:%d: %s", addr, port,
+		    strerror(errno));
+}
+
+#endif /* RCVFIX_OWN_EXIT_CODES */
 
 #endif /* RCVFIX_TEST_COMMON_H */

@@ -101,9 +101,7 @@ static void do_send(int fd, struct sockaddr_in *sa, long long total,
 			die(EXIT_SETUP, "connect: %s", strerror(errno));
 		close(fd);
 		usleep(20000);
-		fd = socket(AF_INET, SOCK_STREAM, 0);
-		if (fd < 0)
-			die(EXIT_SETUP, "socket: %s", strerror(errno));
+		fd = tcp_socket();
 	}
 	if (gap_us > 0) {
 		int one = 1;
@@ -135,17 +133,10 @@ int main(int argc, char **argv)
 	int port = 40001, lowat = 0, chunk = 256 * 1024, gap_us = 0;
 	int timeout = 60, fd, c;
 	long long total = -1;
-	struct sockaddr_in sa = { .sin_family = AF_INET };
+	struct sockaddr_in sa;
 
 	prog_name = "lowat";
-	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-		fputs(usage, stdout);
-		return 0;
-	}
-	if (argc < 2 || (strcmp(argv[1], "recv") && strcmp(argv[1], "send")))
-		die(EXIT_USAGE, "first argument must be recv or send (try --help)");
-	mode = argv[1];
-	optind = 2;
+	mode = mode_arg(argc, argv, usage, "recv", "send");
 	while ((c = getopt(argc, argv, "a:p:l:n:c:g:T:")) != -1) {
 		switch (c) {
 		case 'a': addr = optarg; break;
@@ -162,21 +153,12 @@ int main(int argc, char **argv)
 		die(EXIT_USAGE, "unexpected argument '%s'", argv[optind]);
 	if (!addr)
 		addr = mode[0] == 'r' ? "0.0.0.0" : "127.0.0.1";
-	if (inet_pton(AF_INET, addr, &sa.sin_addr) != 1)
-		die(EXIT_USAGE, "-a: not an IPv4 address: '%s'", addr);
-	sa.sin_port = htons(port);
+	ipv4_addr(&sa, addr, port);
 	watchdog(timeout);
 
-	fd = socket(AF_INET, SOCK_STREAM, 0);
-	if (fd < 0)
-		die(EXIT_SETUP, "socket: %s", strerror(errno));
+	fd = tcp_socket();
 	if (mode[0] == 'r') {
-		int one = 1;
-
-		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-		if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(fd, 4))
-			die(EXIT_SETUP, "bind/listen %s:%d: %s", addr, port,
-			    strerror(errno));
+		tcp_listen(fd, &sa, addr, port);
 		do_recv(fd, lowat);
 	} else {
 		if (total < 0)

@@ -7,10 +7,8 @@
 #include "common.h"
 
 #include <fcntl.h>
-#include <linux/capability.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 
 static const char usage[] =
 "usage: sockopt [-f inet|inet6|unix] [-t stream|dgram] OP...\n"
@@ -76,24 +74,6 @@ static void print_state(int fd, const char *op, int ret, int err)
 	printf("op=%s ret=%d errno=%s rcvbuf=%d lock=%s\n", op, ret,
 	       errno_name(err), rcvbuf, lockbuf);
 	fflush(stdout);
-}
-
-static void drop_net_admin(void)
-{
-	struct __user_cap_header_struct hdr = {
-		.version = _LINUX_CAPABILITY_VERSION_3,
-	};
-	struct __user_cap_data_struct data[2];
-	unsigned int bit = CAP_TO_MASK(CAP_NET_ADMIN);
-	int i = CAP_TO_INDEX(CAP_NET_ADMIN);
-
-	if (syscall(SYS_capget, &hdr, data))
-		die(EXIT_SETUP, "capget: %s", strerror(errno));
-	data[i].effective &= ~bit;
-	data[i].permitted &= ~bit;
-	data[i].inheritable &= ~bit;
-	if (syscall(SYS_capset, &hdr, data))
-		die(EXIT_SETUP, "capset: %s", strerror(errno));
 }
 
 static int lookup_opt(const char *name, size_t len)

@@ -7,8 +7,6 @@
 #include "common.h"
 
 #include <fcntl.h>
-#include <linux/capability.h>
-#include <sys/syscall.h>
 
 static const char usage[] =
 "usage: sysctlw [--drop-cap] [--repeat N] PATH DATA...\n"
@@ -18,24 +16,6 @@ static const char usage[] =
 "  --drop-cap  drop CAP_NET_ADMIN (effective, permitted, inheritable) first\n"
 "Exit: 0 if every byte of every DATA was written, 1 if a write() failed or\n"
 "was short, 3 if PATH cannot be opened (printed as ret=open errno=<name>).\n";
-
-static void drop_net_admin(void)
-{
-	struct __user_cap_header_struct hdr = {
-		.version = _LINUX_CAPABILITY_VERSION_3,
-	};
-	struct __user_cap_data_struct data[2];
-	unsigned int bit = CAP_TO_MASK(CAP_NET_ADMIN);
-	int i = CAP_TO_INDEX(CAP_NET_ADMIN);
-
-	if (syscall(SYS_capget, &hdr, data))
-		die(EXIT_SETUP, "capget: %s", strerror(errno));
-	data[i].effective &= ~bit;
-	data[i].permitted &= ~bit;
-	data[i].inheritable &= ~bit;
-	if (syscall(SYS_capset, &hdr, data))
-		die(EXIT_SETUP, "capset: %s", strerror(errno));
-}
 
 /* One open(), one write() of @data repeated @repeat times, one line. */
 static int write_once(const char *path, const char *data, long long repeat)

@@ -133,18 +133,11 @@ int main(int argc, char **argv)
 	const char *mode, *addr = NULL;
 	int port = 40000, rcvbuf = -1, timeout = 20, fd, c;
 	long long to_send = 0, sent, received;
-	struct sockaddr_in sa = { .sin_family = AF_INET };
+	struct sockaddr_in sa;
 	struct buf_state st;
 
 	prog_name = "wscale";
-	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-		fputs(usage, stdout);
-		return 0;
-	}
-	if (argc < 2 || (strcmp(argv[1], "server") && strcmp(argv[1], "client")))
-		die(EXIT_USAGE, "first argument must be server or client (try --help)");
-	mode = argv[1];
-	optind = 2;
+	mode = mode_arg(argc, argv, usage, "server", "client");
 	while ((c = getopt(argc, argv, "a:p:r:s:T:")) != -1) {
 		switch (c) {
 		case 'a': addr = optarg; break;
@@ -159,24 +152,17 @@ int main(int argc, char **argv)
 		die(EXIT_USAGE, "unexpected argument '%s'", argv[optind]);
 	if (!addr)
 		addr = mode[0] == 's' ? "0.0.0.0" : "127.0.0.1";
-	if (inet_pton(AF_INET, addr, &sa.sin_addr) != 1)
-		die(EXIT_USAGE, "-a: not an IPv4 address: '%s'", addr);
-	sa.sin_port = htons(port);
+	ipv4_addr(&sa, addr, port);
 	watchdog(timeout);
 
-	fd = socket(AF_INET, SOCK_STREAM, 0);
-	if (fd < 0)
-		die(EXIT_SETUP, "socket: %s", strerror(errno));
+	fd = tcp_socket();
 	if (rcvbuf >= 0)
 		set_rcvbuf(fd, rcvbuf);
 
 	if (mode[0] == 's') {
-		int one = 1, conn, listener[2];
+		int conn, listener[2];
 
-		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-		if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(fd, 4))
-			die(EXIT_SETUP, "bind/listen %s:%d: %s", addr, port,
-			    strerror(errno));
+		tcp_listen(fd, &sa, addr, port);
 		st = get_buf_state(fd);
 		listener[0] = st.rcvbuf;
 		listener[1] = st.lock;
@@ -197,9 +183,7 @@ int main(int argc, char **argv)
 			/* Server not listening yet: new socket, same options. */
 			close(fd);
 			usleep(20000);
-			fd = socket(AF_INET, SOCK_STREAM, 0);
-			if (fd < 0)
-				die(EXIT_SETUP, "socket: %s", strerror(errno));
+			fd = tcp_socket();
 			if (rcvbuf >= 0)
 				set_rcvbuf(fd, rcvbuf);
 		}

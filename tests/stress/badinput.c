@@ -395,7 +395,7 @@ int main(int argc, char **argv)
 {
 	pthread_t th;
 
-	stress_name = "stress-badinput";
+	prog_name = "stress-badinput";
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc >= 2 && !strcmp(argv[1], "--help")) {
 		fputs(usage, stdout);

@@ -243,7 +243,7 @@ int main(int argc, char **argv)
 	char params[32], mstate[16];
 	long done;
 
-	stress_name = "stress-nschurn";
+	prog_name = "stress-nschurn";
 	seed = (uint64_t)time(NULL);
 	atomic_store(&target, 100);
 	for (i = 1; i < argc; i++) {

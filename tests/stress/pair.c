@@ -126,7 +126,7 @@ int main(int argc, char **argv)
 	pthread_t b;
 	unsigned int k;
 
-	stress_name = "stress-pair";
+	prog_name = "stress-pair";
 	for (a = 1; a < argc; a++) {
 		const char *o = argv[a], *v = a + 1 < argc ? argv[a + 1] : NULL;
 

@@ -995,7 +995,7 @@ int main(int argc, char **argv)
 	char mstate[16];
 	uint64_t r;
 
-	stress_name = "stress-storm";
+	prog_name = "stress-storm";
 	seed = (uint64_t)time(NULL);
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;

@@ -1,59 +1,29 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Shared by the rcvfix stress programs: failure reporting, the receive-buffer
- * rule as the tests model it, the "epoch" that tells a worker whether the
- * module state stayed put for the whole of a call, namespace switching,
- * module load/unload syscalls and reading a thread's kernel stack.
+ * Shared by the rcvfix stress programs, on top of the test programs'
+ * common.h (tests/progs): failure reporting, the receive-buffer rule as the
+ * tests model it, the "epoch" that tells a worker whether the module state
+ * stayed put for the whole of a call, namespace switching, module
+ * load/unload syscalls and reading a thread's kernel stack.
  */
 #ifndef RCVFIX_STRESS_H
 #define RCVFIX_STRESS_H
 
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
-#include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
-#include <linux/capability.h>
+#define WATCHDOG_MSG "watchdog expired, giving up"
+#include "common.h"
+
 #include <pthread.h>
 #include <sched.h>
-#include <signal.h>
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/socket.h>
-#include <sys/syscall.h>
-#include <time.h>
-#include <unistd.h>
 
-#ifndef SO_BUF_LOCK
-#define SO_BUF_LOCK 72		/* since Linux 5.15 */
-#endif
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define LOCK_SND 1		/* SOCK_SNDBUF_LOCK as SO_BUF_LOCK shows it */
 #define LOCK_RCV 2		/* SOCK_RCVBUF_LOCK */
 
-/* Exit codes shared by every stress program. */
-enum { EXIT_FAILED = 1, EXIT_USAGE = 2, EXIT_SETUP = 3, EXIT_TIMEOUT = 124 };
-
-static const char *stress_name = "stress";
-
-static inline void __attribute__((noreturn, format(printf, 2, 3)))
-die(int code, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s: ", stress_name);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(code);
-}
+/* Exit codes of every stress program: common.h's and this one. */
+enum { EXIT_FAILED = 1 };
 
 /* ---- failures: counted, the first few printed ---- */
 
@@ -93,16 +63,6 @@ say(const char *fmt, ...)
 	pthread_mutex_unlock(&print_lock);
 }
 
-static inline const char *errno_name(int e)
-{
-	const char *n;
-
-	if (!e)
-		return "0";
-	n = strerrorname_np(e);
-	return n ? n : "E?";
-}
-
 static inline long long parse_num(const char *what, const char *s,
 				  long long min, long long max)
 {
@@ -117,37 +77,12 @@ static inline long long parse_num(const char *what, const char *s,
 	return v;
 }
 
-static inline double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static inline void sleep_ms(long ms)
 {
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
 
 	while (nanosleep(&ts, &ts) && errno == EINTR)
 		;
-}
-
-static inline void on_alarm(int sig)
-{
-	static const char msg[] = ": watchdog expired, giving up\n";
-
-	(void)sig;
-	if (write(2, stress_name, strlen(stress_name)) >= 0)
-		(void)!write(2, msg, sizeof(msg) - 1);
-	_exit(EXIT_TIMEOUT);
-}
-
-/* Kill the whole program after @seconds, whatever it is blocked in. */
-static inline void watchdog(unsigned int seconds)
-{
-	signal(SIGALRM, on_alarm);
-	alarm(seconds);
 }
 
 /* xorshift: a cheap per-thread random number generator */
@@ -367,25 +302,6 @@ static inline int get_int_opt(int fd, int opt)
 	if (getsockopt(fd, SOL_SOCKET, opt, &v, &len))
 		return -1;
 	return v;
-}
-
-/* Drop CAP_NET_ADMIN from the calling thread (capabilities are per thread). */
-static inline void drop_net_admin(void)
-{
-	struct __user_cap_header_struct hdr = {
-		.version = _LINUX_CAPABILITY_VERSION_3,
-	};
-	struct __user_cap_data_struct data[2];
-	unsigned int bit = CAP_TO_MASK(CAP_NET_ADMIN);
-	int i = CAP_TO_INDEX(CAP_NET_ADMIN);
-
-	if (syscall(SYS_capget, &hdr, data))
-		die(EXIT_SETUP, "capget: %s", strerror(errno));
-	data[i].effective &= ~bit;
-	data[i].permitted &= ~bit;
-	data[i].inheritable &= ~bit;
-	if (syscall(SYS_capset, &hdr, data))
-		die(EXIT_SETUP, "capset: %s", strerror(errno));
 }
 
 /* ---- the module ---- */
