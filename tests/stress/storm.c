@@ -10,6 +10,7 @@
 #include "stress.h"
 
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <linux/userfaultfd.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -337,11 +338,35 @@ static void set_timeouts(int fd)
 	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 }
 
+static void show_task(const char *who, pid_t t);
+
+/*
+ * A connection that timed out: its peer's server thread has not read for
+ * a minute. Show every thread's kernel stack once, to see where it is.
+ */
+static void show_all_tasks_once(void)
+{
+	static atomic_flag shown = ATOMIC_FLAG_INIT;
+	struct dirent *de;
+	DIR *dir;
+
+	if (atomic_flag_test_and_set(&shown))
+		return;
+	dir = opendir("/proc/self/task");
+	if (!dir)
+		return;
+	while ((de = readdir(dir)))
+		if (de->d_name[0] != '.')
+			show_task("timed out", (pid_t)atoi(de->d_name));
+	closedir(dir);
+}
+
 /* One TCP connection with traffic; the client side. */
 static void work_conn(struct worker *w)
 {
 	static __thread unsigned char buf[16384];
 	uint32_t hdr[2], len, s = rnd(&w->rnd), reply, off;
+	int err;
 	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	struct ns_ctx *ns = w->ns;
 
@@ -379,8 +404,11 @@ static void work_conn(struct worker *w)
 	atomic_fetch_add(&st.bytes, len);
 	goto out;
 broken:
+	err = errno;
 	failure("ns%d connection broken: %s; client %s", ns->idx,
-		strerror(errno), tcp_state(fd));
+		strerror(err), tcp_state(fd));
+	if (err == EAGAIN)
+		show_all_tasks_once();
 out:
 	close(fd);
 }
