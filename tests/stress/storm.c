@@ -65,7 +65,8 @@ struct ns_ctx {
 static struct ns_ctx nss[MAX_NS];
 static int n_ns;
 static struct mod_state ms;
-static atomic_int stop;
+static atomic_int stop;		/* workers finish their current call */
+static atomic_int stop_servers;	/* set once every client has finished */
 static int init_ns_fd;
 static int port = 7301;
 static uint64_t seed;
@@ -342,23 +343,34 @@ static void show_task(const char *who, pid_t t);
 
 /*
  * A connection that timed out: its peer's server thread has not read for
- * a minute. Show every thread's kernel stack once, to see where it is.
+ * a minute. Show every thread's kernel stack and every namespace's TCP
+ * sockets (queues, windows, memory) once, to see where it is stuck.
  */
 static void show_all_tasks_once(void)
 {
 	static atomic_flag shown = ATOMIC_FLAG_INIT;
 	struct dirent *de;
+	char cmd[256];
 	DIR *dir;
+	int i;
 
 	if (atomic_flag_test_and_set(&shown))
 		return;
 	dir = opendir("/proc/self/task");
-	if (!dir)
-		return;
-	while ((de = readdir(dir)))
-		if (de->d_name[0] != '.')
-			show_task("timed out", (pid_t)atoi(de->d_name));
-	closedir(dir);
+	if (dir) {
+		while ((de = readdir(dir)))
+			if (de->d_name[0] != '.')
+				show_task("timed out", (pid_t)atoi(de->d_name));
+		closedir(dir);
+	}
+	fflush(stdout);
+	for (i = 0; i < n_ns; i++) {
+		snprintf(cmd, sizeof(cmd),
+			 "echo '# ns%d %s:'; ip netns exec %s ss -tnimoe | sed 's/^/# /'",
+			 i, nss[i].name, nss[i].name);
+		if (system(cmd))
+			say("ss in %s failed\n", nss[i].name);
+	}
 }
 
 /* One TCP connection with traffic; the client side. */
@@ -446,7 +458,7 @@ static void *server_main(struct worker *w)
 	struct pollfd p = { .fd = w->ns->listen_fd, .events = POLLIN };
 	int c;
 
-	while (!atomic_load(&stop)) {
+	while (!atomic_load(&stop_servers)) {
 		if (poll(&p, 1, 200) <= 0)
 			continue;
 		c = accept4(p.fd, NULL, NULL, SOCK_CLOEXEC);
@@ -1170,9 +1182,20 @@ int main(int argc, char **argv)
 	}
 	if (hammer)
 		sleep_ms(hammer * 1000L);
+	/*
+	 * Clients first: a client may have connected just before the stop,
+	 * and its server must still serve it (servers stopping at the same
+	 * time left such a client waiting a minute for a reply, seen on
+	 * 6.12-rt). Then the servers, which see no more connections.
+	 */
 	atomic_store(&stop, 1);
 	for (i = 0; i < n_workers; i++)
-		pthread_join(workers[i].th, NULL);
+		if (workers[i].kind != W_SERVER)
+			pthread_join(workers[i].th, NULL);
+	atomic_store(&stop_servers, 1);
+	for (i = 0; i < n_workers; i++)
+		if (workers[i].kind == W_SERVER)
+			pthread_join(workers[i].th, NULL);
 	if (module_state(MODULE_NAME, mstate, sizeof(mstate)))
 		failure("rcvfix still loaded at the end");
 
