@@ -148,13 +148,25 @@ mem2=$(meminfo MemAvailable)
 
 # A leak of one object per namespace grows some cache by >= n objects; the
 # control run shows what the churn itself leaves behind in each cache.
-growth=$(awk -v half=$((n / 2)) -v re="$CACHES" '
+cache_growth() {
+	awk -v half=$((n / 2)) -v re="$CACHES" '
 	FILENAME == ARGV[1] { c[$1] = $2; next }
 	FILENAME == ARGV[2] { d1[$1] = $2 - c[$1]; c1[$1] = $2; next }
 	$1 ~ re {
 		d2 = $2 - c1[$1]; ctl = d1[$1] > 0 ? d1[$1] : 0
 		if (d2 - ctl >= half) print $1, d2, ctl }' \
-	"$tmp/s0" "$tmp/s1" "$tmp/s2")
+	"$tmp/s0" "$tmp/s1" "$tmp/s2"
+}
+growth=$(cache_growth)
+# Processes still on their way out hold small objects too (seen on 6.1:
+# 177 kmalloc-64 next to 28 mm_struct and 8 names_cache): look once more
+# after a pause. A leak stays.
+if [[ -n $growth ]]; then
+	echo "# growth at the first look: ${growth//$'\n'/; }; looking again in 10 s"
+	sleep 10
+	settled_snapshot "$tmp/s2"
+	growth=$(cache_growth)
+fi
 check_eq "no cache of rcvfix's per-namespace state grew by >= $((n / 2)) objects more than without rcvfix" "" "$growth"
 echo "# largest slab growth with rcvfix (cache objects bytes):"
 slab_growth "$tmp/s1" "$tmp/s2" | head -n 5 | sed 's/^/#   /'
