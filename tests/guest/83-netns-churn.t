@@ -84,6 +84,8 @@ settled_snapshot() {
 # every one, unloading takes all of it away again. This also shows that
 # the slab statistics see per-namespace state at all.
 coproc KEEP { "$RCVFIX_BIN/stress-nschurn" --keep "$k"; }
+# bash unsets KEEP and KEEP_PID once the coprocess has exited: keep copies.
+keep_pid=$KEEP_PID keep_in=${KEEP[1]}
 read -r -t 120 kept <&"${KEEP[0]}"
 check_eq "$k namespaces alive for the footprint measurement" "kept $k" "$kept"
 sleep 1
@@ -100,8 +102,8 @@ for ((i = 0; i < 30; i++)); do
 	((ro < k / 2)) && break
 	sleep 1
 done
-echo done >&"${KEEP[1]}"
-wait "$KEEP_PID" 2> /dev/null
+echo done >&"$keep_in"
+wait "$keep_pid" 2> /dev/null
 read -r fo fb <<< "$(sum_caches "$tmp/f0" "$tmp/f1")"
 echo "# $RCVFIX_TEST: footprint with $k namespaces: +$fo objects, +$fb bytes loaded ($((fb / (k + 1))) bytes per namespace); $ro objects, $rb bytes left after unload"
 check "loading adds at least one object per namespace ($fo for $k)" test "$fo" -ge "$k"
