@@ -54,12 +54,16 @@ static __always_inline struct rcvfix_net *rcvfix_net(const struct net *net)
 	return rn;
 }
 
+/* Is the fix enabled in the namespace whose state is @rn (may be NULL)? */
+static __always_inline bool rcvfix_rn_enabled(const struct rcvfix_net *rn)
+{
+	return rn && READ_ONCE(rn->enable);
+}
+
 /* Is the fix enabled in @net? Safe from ftrace entry callbacks. */
 static __always_inline bool rcvfix_net_enabled(const struct net *net)
 {
-	struct rcvfix_net *rn = rcvfix_net(net);
-
-	return rn && READ_ONCE(rn->enable);
+	return rcvfix_rn_enabled(rcvfix_net(net));
 }
 
 /* Count what a replacement did (RCVFIX_STOCK is the kernel's, not ours). */

@@ -48,7 +48,7 @@ static void rcvfix_set_rcvbuf(struct sock *sk, int val, enum rcvfix_path path)
 		.min_rcvbuf = SOCK_MIN_RCVBUF,
 		.rmem_default = READ_ONCE(net->ipv4.sysctl_tcp_rmem[1]),
 		.was_locked = sk->sk_userlocks & SOCK_RCVBUF_LOCK,
-		.enabled = rn && READ_ONCE(rn->enable),
+		.enabled = rcvfix_rn_enabled(rn),
 	};
 	enum rcvfix_outcome outcome;
 	int size;

@@ -78,19 +78,30 @@ static inline const char *errno_name(int e)
 	return n ? n : "E?";
 }
 
+/*
+ * The whole of @s as a decimal (or 0x hex) signed 64-bit number into @v:
+ * false if @s is empty, has trailing characters or is out of range. The
+ * parse_*() helpers below die with their own messages on false.
+ */
+static inline int to_ll(const char *s, long long *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtoll(s, &end, 0);
+	return !errno && end != s && !*end;
+}
+
 /* A number from @lo to @hi (decimal or 0x hex), or die with status @code. */
 static inline long parse_long(const char *what, const char *s, long lo,
 			      long hi, int code)
 {
-	char *end;
-	long v;
+	long long v;
 
-	errno = 0;
-	v = strtol(s, &end, 0);
-	if (errno || end == s || *end || v < lo || v > hi)
+	if (!to_ll(s, &v) || v < lo || v > hi)
 		die(code, "%s: '%s' is not a number from %ld to %ld",
 		    what, s, lo, hi);
-	return v;
+	return (long)v;
 }
 
 /* CLOCK_MONOTONIC in seconds. */
@@ -178,12 +189,9 @@ enum { EXIT_USAGE = 2, EXIT_SETUP = 3, EXIT_TIMEOUT = 124 };
 /* Parse a decimal (or 0x hex) signed 64-bit number, or die. */
 static inline long long parse_ll(const char *what, const char *s)
 {
-	char *end;
 	long long v;
 
-	errno = 0;
-	v = strtoll(s, &end, 0);
-	if (errno || end == s || *end)
+	if (!to_ll(s, &v))
 		die(EXIT_USAGE, "%s: not a number: '%s'", what, s);
 	return v;
 }

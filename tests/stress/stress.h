@@ -66,12 +66,9 @@ say(const char *fmt, ...)
 static inline long long parse_num(const char *what, const char *s,
 				  long long min, long long max)
 {
-	char *end;
 	long long v;
 
-	errno = 0;
-	v = strtoll(s, &end, 0);
-	if (errno || end == s || *end || v < min || v > max)
+	if (!to_ll(s, &v) || v < min || v > max)
 		die(EXIT_USAGE, "%s: want a number in %lld..%lld, got '%s'",
 		    what, min, max, s);
 	return v;
