@@ -24,7 +24,9 @@ export LC_ALL=C
 default_kver=7.3.4+deb13-amd64
 suite=trixie
 mirror=${NEWEST_MIRROR:-http://deb.debian.org/debian}
-top=$RCVFIX_BUILD/newest
+# Resolved: the guest sees the host's / over 9p, where a symlinked build/newest
+# (shared between work trees) would point outside the guest's root.
+top=$(realpath -m "$RCVFIX_BUILD/newest")
 chroot_dir=$top/chroot
 chroot_pkgs=(gcc binutils make libc6-dev)
 
