@@ -33,14 +33,36 @@
 #include "rule.h"
 
 /*
+ * What stock __sock_set_rcvbuf() does after it has locked the buffer, since
+ * Linux 7.1: hand the new size to the protocol (TCP: the window clamp
+ * follows it). @sock is sk->sk_socket as read before the buffer was set,
+ * and sock->ops is read once, as stock does. Nothing on older kernels.
+ */
+static void rcvfix_proto_set_rcvbuf(struct sock *sk, struct socket *sock)
+{
+	void (*set_rcvbuf)(struct sock *sk, int val);
+	const struct proto_ops *ops;
+
+	if (!sock)
+		return;
+	ops = READ_ONCE(sock->ops);
+	set_rcvbuf = rcvfix_proto_ops_set_rcvbuf(ops);
+	if (set_rcvbuf)
+		set_rcvbuf(sk, sk->sk_rcvbuf);
+}
+
+/*
  * Set @sk's receive buffer from @val (already clamped by the caller as
  * the stock caller clamps it), with the socket locked by the caller.
  * The namespace's switch is read again here, under the socket lock: a
  * call that waited for the lock while the switch was turned off behaves
- * as stock.
+ * as stock. Every outcome that locks runs what stock runs, in its order;
+ * an avoided lock skips the lock and what the lock brings (on 7.1 and
+ * later the window clamp: autotuning raises it with the buffer).
  */
 static void rcvfix_set_rcvbuf(struct sock *sk, int val, enum rcvfix_path path)
 {
+	struct socket *sock = sk->sk_socket;
 	const struct net *net = sock_net(sk);
 	struct rcvfix_net *rn = rcvfix_net(net);
 	struct rcvfix_rcvbuf_req req = {
@@ -54,9 +76,13 @@ static void rcvfix_set_rcvbuf(struct sock *sk, int val, enum rcvfix_path path)
 	int size;
 
 	outcome = rcvfix_rcvbuf_rule(&req, &size);
-	if (outcome != RCVFIX_LOCK_AVOIDED)
+	if (outcome == RCVFIX_LOCK_AVOIDED) {
+		WRITE_ONCE(sk->sk_rcvbuf, size);
+	} else {
 		sk->sk_userlocks |= SOCK_RCVBUF_LOCK;
-	WRITE_ONCE(sk->sk_rcvbuf, size);
+		WRITE_ONCE(sk->sk_rcvbuf, size);
+		rcvfix_proto_set_rcvbuf(sk, sock);
+	}
 	rcvfix_net_count(rn, path, outcome);
 }
 
