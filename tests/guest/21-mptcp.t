@@ -15,15 +15,15 @@ source "$RCVFIX_REPO/tests/guest/lib.sh"
 need "$RCVFIX_KO" "$RCVFIX_BIN/wscale"
 
 rcvfix_unload
-a=$(netns_new mpa)	# client side
-b=$(netns_new mpb)	# server side
-veth_pair "$a" "$b" 10.99.21.1 10.99.21.2 || skip "cannot create veth pair"
-in_ns "$b" "$RCVFIX_BIN/sockopt" -p mptcp get > /dev/null 2>&1 ||
+cns=$(netns_new mpa)	# client side
+sns=$(netns_new mpb)	# server side
+veth_pair "$cns" "$sns" 10.99.21.1 10.99.21.2 || skip "cannot create veth pair"
+in_ns "$sns" "$RCVFIX_BIN/sockopt" -p mptcp get > /dev/null 2>&1 ||
 	skip "no MPTCP sockets on this kernel"
 old_rmem_max=$(cat /proc/sys/net/core/rmem_max)
 on_exit "echo $old_rmem_max > /proc/sys/net/core/rmem_max"
 echo 40880000 > /proc/sys/net/core/rmem_max
-for ns in "$a" "$b"; do
+for ns in "$cns" "$sns"; do
 	ns_write /proc/sys/net/ipv4/tcp_rmem "4096 425984 40880000" "$ns"
 	ns_write /proc/sys/net/mptcp/enabled 1 "$ns"
 done
@@ -35,7 +35,7 @@ declare -A r	# r[TAG,CASE]: result fields
 #   r[TAG,CASE.s], r[TAG,CASE.c] (wscale lines) and r[TAG,CASE.rb] (subflow)
 pair() {
 	port=$((port + 1))
-	wscale_pair "$1 $2" "$b" "$a" 10.99.21.2 $port "$3" "$4" || return 1
+	wscale_pair "$1 $2" "$sns" "$cns" 10.99.21.2 $port "$3" "$4" || return 1
 	r[$1,$2.s]=$S r[$1,$2.c]=$C r[$1,$2.rb]=$(ss_rb "$SS")
 }
 
@@ -68,8 +68,8 @@ check "stock: listener SO_RCVBUF $BIG after listen locks the subflows (smaller w
 	"$(kv snd_wscale "${r[stock,none.c]}")"
 
 rcvfix_load || { fail "load rcvfix"; done_testing; }
-rcvfix_enable 1 "$a"
-rcvfix_enable 1 "$b"
+rcvfix_enable 1 "$cns"
+rcvfix_enable 1 "$sns"
 run_cases fixed || done_testing
 
 # Locked requests: as stock, every field, both ends, and the subflow buffer.

@@ -9,10 +9,10 @@ source "$RCVFIX_REPO/tests/guest/lib.sh"
 need "$RCVFIX_KO" "$RCVFIX_BIN/wscale"
 
 rcvfix_unload
-a=$(netns_new cla)	# client side
-b=$(netns_new clb)	# server side
-veth_pair "$a" "$b" 10.99.22.1 10.99.22.2 || skip "cannot create veth pair"
-T=$(tcp_rmem1 "$b")
+cns=$(netns_new cla)	# client side
+sns=$(netns_new clb)	# server side
+veth_pair "$cns" "$sns" 10.99.22.1 10.99.22.2 || skip "cannot create veth pair"
+T=$(tcp_rmem1 "$sns")
 SMALL=2048		# doubled: 4096, below tcp_rmem[1]: locked
 BIG=$((T / 2))		# doubled: tcp_rmem[1]: the lock is avoided
 port=42200
@@ -20,7 +20,7 @@ port=42200
 # pair LABEL SERVER_ARGS CLIENT_ARGS: one connection, sets S and C.
 pair() {
 	port=$((port + 1))
-	wscale_pair "$1" "$b" "$a" 10.99.22.2 $port "$2" "$3"
+	wscale_pair "$1" "$sns" "$cns" 10.99.22.2 $port "$2" "$3"
 }
 # fields LINE: what must equal stock for a locked request
 fields() { echo "clamp=$(kv clamp "$1") rcvbuf=$(kv rcvbuf "$1") lock=$(kv lock "$1")"; }
@@ -43,8 +43,8 @@ run_all stock || done_testing
 check_eq "stock: SO_RCVBUF $SMALL locks" 2 "$(kv lock "${ref[stock,small_c]}")"
 
 rcvfix_load || { fail "load rcvfix"; done_testing; }
-rcvfix_enable 1 "$a"
-rcvfix_enable 1 "$b"
+rcvfix_enable 1 "$cns"
+rcvfix_enable 1 "$sns"
 run_all fixed || done_testing
 
 check_eq "locked, client after connect: clamp, buffer, lock as stock" \
@@ -55,11 +55,11 @@ check_eq "no SO_RCVBUF: clamp as stock (client)" \
 	"${ref[stock,none_c]}" "${ref[fixed,none_c]}"
 # Avoided: the clamp of a socket without SO_RCVBUF, the buffer size that
 # stock sets, no lock.
-want="clamp=$(kv clamp "${ref[stock,none_c]}") rcvbuf=$(kv rcvbuf "${ref[stock,big_c]}") lock=0"
+expect="clamp=$(kv clamp "${ref[stock,none_c]}") rcvbuf=$(kv rcvbuf "${ref[stock,big_c]}") lock=0"
 check_eq "avoided, client after connect: clamp as without SO_RCVBUF" \
-	"$want" "${ref[fixed,big_c]}"
-want="clamp=$(kv clamp "${ref[stock,none_s]}") rcvbuf=$(kv rcvbuf "${ref[stock,big_s]}") lock=0"
+	"$expect" "${ref[fixed,big_c]}"
+expect="clamp=$(kv clamp "${ref[stock,none_s]}") rcvbuf=$(kv rcvbuf "${ref[stock,big_s]}") lock=0"
 check_eq "avoided, accepted socket: clamp as without SO_RCVBUF" \
-	"$want" "${ref[fixed,big_s]}"
+	"$expect" "${ref[fixed,big_s]}"
 
 done_testing
