@@ -16,6 +16,8 @@
  *           kernel's own code.
  *
  * In a disabled namespace nothing is redirected: the kernel's code runs.
+ * While no namespace has the fix enabled, the hooks are not even armed
+ * (arm.c): the kernel runs with no callback at all.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -167,89 +169,60 @@ static void notrace rcvfix_entry___sock_set_rcvbuf(unsigned long ip,
 
 /* ---- choosing and arming a strategy ---- */
 
+/*
+ * A strategy is the list of hooks that together see every path setting a
+ * receive buffer: they are resolved at load (a missing one refuses the
+ * load) and armed and disarmed all or nothing by arm.c, only while some
+ * namespace has the fix enabled.
+ */
 struct rcvfix_strategy {
 	const char *name;
 	const char *targets;	/* the hooks' names, for the log */
-	struct rcvfix_hook *hooks;
+	struct rcvfix_hook *const *hooks;
 	unsigned int nr_hooks;
 };
 
-static struct rcvfix_hook rcvfix_direct_hooks[] = {
-	{ .name = "__sock_set_rcvbuf",
-	  .entry = rcvfix_entry___sock_set_rcvbuf },
+static struct rcvfix_hook rcvfix_hook___sock_set_rcvbuf = {
+	.name = "__sock_set_rcvbuf",
+	.entry = rcvfix_entry___sock_set_rcvbuf,
 };
 
-static struct rcvfix_hook rcvfix_callers_hooks[] = {
-	{ .name = "sk_setsockopt", .entry = rcvfix_entry_sk_setsockopt },
-	{ .name = "sock_set_rcvbuf", .entry = rcvfix_entry_sock_set_rcvbuf },
+static struct rcvfix_hook rcvfix_hook_sk_setsockopt = {
+	.name = "sk_setsockopt",
+	.entry = rcvfix_entry_sk_setsockopt,
 };
 
-static struct rcvfix_strategy rcvfix_strategies[] = {
+static struct rcvfix_hook rcvfix_hook_sock_set_rcvbuf = {
+	.name = "sock_set_rcvbuf",
+	.entry = rcvfix_entry_sock_set_rcvbuf,
+};
+
+static struct rcvfix_hook *const rcvfix_direct_hooks[] = {
+	&rcvfix_hook___sock_set_rcvbuf,
+};
+
+static struct rcvfix_hook *const rcvfix_callers_hooks[] = {
+	&rcvfix_hook_sk_setsockopt,
+	&rcvfix_hook_sock_set_rcvbuf,
+};
+
+static const struct rcvfix_strategy rcvfix_strategies[] = {
 	{ "direct", "__sock_set_rcvbuf", rcvfix_direct_hooks,
 	  ARRAY_SIZE(rcvfix_direct_hooks) },
 	{ "callers", "sk_setsockopt, sock_set_rcvbuf", rcvfix_callers_hooks,
 	  ARRAY_SIZE(rcvfix_callers_hooks) },
 };
 
-static struct rcvfix_strategy *rcvfix_strategy;
-
-static const char *rcvfix_hook_error(int err)
-{
-	switch (err) {
-	case -ENOENT:
-		return "no such function in this kernel";
-	case -EINVAL:
-		return "not a function ftrace can redirect";
-	case -EBUSY:
-		return "another IP-modifying ftrace user (e.g. a livepatch) owns it";
-	case -ENODEV:
-		return "ftrace is disabled on this kernel";
-	case -ENOMEM:
-		return "out of memory";
-	default:
-		return "ftrace refused it";
-	}
-}
-
-static void rcvfix_strategy_disarm(struct rcvfix_strategy *s)
-{
-	unsigned int i;
-
-	for (i = s->nr_hooks; i-- > 0;)
-		rcvfix_hook_disarm(&s->hooks[i]);
-}
-
-static int rcvfix_strategy_arm(struct rcvfix_strategy *s)
-{
-	struct rcvfix_hook *hook;
-	unsigned int i;
-	int ret;
-
-	for (i = 0; i < s->nr_hooks; i++) {
-		hook = &s->hooks[i];
-		ret = rcvfix_hook_resolve(hook);
-		if (!ret)
-			ret = rcvfix_hook_arm(hook);
-		if (ret)
-			goto err;
-	}
-	return 0;
-
-err:
-	pr_err("cannot hook %s: %s (%d)\n", hook->name, rcvfix_hook_error(ret),
-	       ret);
-	rcvfix_strategy_disarm(s);
-	rcvfix_hook_quiesce();
-	return ret;
-}
+/* Set once at load, before any namespace can arm it; never cleared. */
+static const struct rcvfix_strategy *rcvfix_strategy;
 
 /*
  * Direct where __sock_set_rcvbuf() exists and ftrace can redirect it;
  * otherwise (it was inlined away) its callers.
  */
-static struct rcvfix_strategy *rcvfix_strategy_pick(void)
+static const struct rcvfix_strategy *rcvfix_strategy_pick(void)
 {
-	struct rcvfix_hook probe = { .name = rcvfix_direct_hooks[0].name };
+	struct rcvfix_hook probe = { .name = rcvfix_direct_hooks[0]->name };
 	struct ftrace_ops ops = {};
 	int ret;
 
@@ -260,23 +233,30 @@ static struct rcvfix_strategy *rcvfix_strategy_pick(void)
 	return ret ? &rcvfix_strategies[1] : &rcvfix_strategies[0];
 }
 
+/* Picks the strategy and resolves its hooks; arms nothing. */
 int rcvfix_rcvbuf_init(void)
 {
-	struct rcvfix_strategy *s = rcvfix_strategy_pick();
+	const struct rcvfix_strategy *s = rcvfix_strategy_pick();
+	unsigned int i;
 	int ret;
 
-	ret = rcvfix_strategy_arm(s);
-	if (ret)
-		return ret;
+	for (i = 0; i < s->nr_hooks; i++) {
+		ret = rcvfix_hook_resolve(s->hooks[i]);
+		if (ret) {
+			pr_err("cannot hook %s: no such function in this kernel (%d)\n",
+			       s->hooks[i]->name, ret);
+			return ret;
+		}
+	}
 	rcvfix_strategy = s;
 	return 0;
 }
 
-void rcvfix_rcvbuf_exit(void)
+/* The hooks arm.c arms and disarms, after rcvfix_rcvbuf_init(). */
+struct rcvfix_hook *const *rcvfix_rcvbuf_hooks(unsigned int *n)
 {
-	rcvfix_strategy_disarm(rcvfix_strategy);
-	rcvfix_hook_quiesce();
-	rcvfix_strategy = NULL;
+	*n = rcvfix_strategy->nr_hooks;
+	return rcvfix_strategy->hooks;
 }
 
 const char *rcvfix_rcvbuf_strategy(void)
@@ -292,12 +272,12 @@ const char *rcvfix_rcvbuf_targets(void)
 /* "strategy NAME" and "targets F1,F2" lines of /proc/net/rcvfix */
 void rcvfix_rcvbuf_show(struct seq_file *m)
 {
+	const struct rcvfix_strategy *s = READ_ONCE(rcvfix_strategy);
 	unsigned int i;
 
-	seq_printf(m, "strategy %s\n", rcvfix_rcvbuf_strategy());
+	seq_printf(m, "strategy %s\n", s ? s->name : "none");
 	seq_puts(m, "targets ");
-	for (i = 0; rcvfix_strategy && i < rcvfix_strategy->nr_hooks; i++)
-		seq_printf(m, "%s%s", i ? "," : "",
-			   rcvfix_strategy->hooks[i].name);
+	for (i = 0; s && i < s->nr_hooks; i++)
+		seq_printf(m, "%s%s", i ? "," : "", s->hooks[i]->name);
 	seq_putc(m, '\n');
 }
