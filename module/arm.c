@@ -32,7 +32,8 @@
  *    mutex, until no task runs a replacement (rcvfix_hook_quiesce()):
  *    that wait can last as long as a socket lock is held, and only the
  *    writer that disarmed waits for it. If another namespace arms the
- *    hooks again meanwhile, the wait ends: the fix is on again.
+ *    hooks again meanwhile, the wait ends: the fix is on again. Module
+ *    unload always waits to the end (rcvfix_arm_close()).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -144,12 +145,18 @@ int rcvfix_arm_get(void)
 
 /**
  * rcvfix_arm_put - a namespace has turned the fix off (or is destroyed)
+ * @wait: also wait for tasks still running a replacement
  *
- * The last one disarms the hooks and returns once no task runs any of
- * rcvfix's callbacks, trampolines or replacements (unless another
- * namespace armed them again meanwhile). May sleep.
+ * The last one disarms the hooks: no task runs a callback or trampoline
+ * of rcvfix's once this returns, and with @wait none runs a replacement
+ * either (unless another namespace armed them again meanwhile). A sysctl
+ * writer waits, so that "0" means stock code from then on; namespace
+ * destruction does not (it would hold up the kernel's cleanup_net work,
+ * and a replacement only reads the state of its own socket's namespace,
+ * which cannot be the one being destroyed); module unload waits for
+ * them in rcvfix_arm_close(). May sleep.
  */
-void rcvfix_arm_put(void)
+void rcvfix_arm_put(bool wait)
 {
 	unsigned long gen;
 
@@ -162,7 +169,8 @@ void rcvfix_arm_put(void)
 	}
 	gen = rcvfix_disarm_locked();
 	mutex_unlock(&rcvfix_arm_lock);
-	rcvfix_hook_quiesce(&rcvfix_arm_gen, gen);
+	if (wait)
+		rcvfix_hook_quiesce(&rcvfix_arm_gen, gen);
 }
 
 /**

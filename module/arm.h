@@ -8,9 +8,10 @@
 #define _RCVFIX_ARM_H
 
 #include <linux/seq_file.h>
+#include <linux/types.h>
 
 int rcvfix_arm_get(void);
-void rcvfix_arm_put(void);
+void rcvfix_arm_put(bool wait);
 void rcvfix_arm_close(void);
 void rcvfix_arm_show(struct seq_file *m);
 
