@@ -52,7 +52,7 @@ die() { echo "bench: error: $*" >&2; exit 2; }
 
 cleanup() {
 	rm -f "$pin"
-	ip netns del "$other" 2> /dev/null
+	ip netns del "$other" 2> /dev/null || true
 	grep -q '^rcvfix ' /proc/modules && rmmod rcvfix
 	grep -q '^rcvfix_test_conflict ' /proc/modules && rmmod rcvfix_test_conflict
 	return 0
