@@ -4,8 +4,10 @@
 # shift=0, one vCPU: one virtual nanosecond per guest instruction): the
 # cost of one setsockopt() call in instructions, for SO_RCVBUF and for an
 # unrelated option (SO_KEEPALIVE), with no module, the reference hooks of
-# tests/kmod/rcvfix_test_conflict.ko, rcvfix disabled and enabled, and the
-# cgroup/setsockopt BPF program. Every setup is measured in each of
+# tests/kmod/rcvfix_test_conflict.ko, rcvfix loaded with the fix enabled
+# nowhere (nothing armed: the target is no module's cost within 0.5%),
+# enabled in another namespace only (armed, the caller's namespace off),
+# enabled in the caller's namespace, and the cgroup/setsockopt BPF program. Every setup is measured in each of
 # BENCH_COST_PASSES passes (2) to show that the figures repeat.
 #
 # Prints a table with ratios to "no module", "target: ..." lines, and every
@@ -33,12 +35,14 @@ tcp_rmem="4096 425984 40880000"
 opts=(rcvbuf=425984 rcvbuf=65536 keepalive=1)
 keys=(rcvbuf_big rcvbuf_small keepalive)
 labels=("SO_RCVBUF 425984" "SO_RCVBUF 65536" "SO_KEEPALIVE")
-setups=(absent ftrace kprobe disabled enabled bpf)
+setups=(absent ftrace kprobe disabled elsewhere enabled bpf)
+other=rcvfix-bench-other
 declare -A name=(
 	[absent]="no module"
 	[ftrace]="empty IPMODIFY ftrace callback (floor)"
 	[kprobe]="kprobe with post_handler"
-	[disabled]="rcvfix loaded, disabled"
+	[disabled]="rcvfix loaded, nothing enabled"
+	[elsewhere]="rcvfix enabled in another namespace"
 	[enabled]="rcvfix loaded, enabled"
 	[bpf]="BPF cgroup/setsockopt program"
 )
@@ -48,6 +52,7 @@ die() { echo "bench: error: $*" >&2; exit 2; }
 
 cleanup() {
 	rm -f "$pin"
+	ip netns del "$other" 2> /dev/null || true
 	grep -q '^rcvfix ' /proc/modules && rmmod rcvfix
 	grep -q '^rcvfix_test_conflict ' /proc/modules && rmmod rcvfix_test_conflict
 	return 0
@@ -65,6 +70,8 @@ on() {	# on SETUP
 	absent) ;;
 	ftrace | kprobe) insmod "$conflict" kind="$1" ;;
 	disabled) insmod "$ko" ;;
+	elsewhere) insmod "$ko" && ip netns add "$other" &&
+		ip netns exec "$other" "$bin/rcvfixctl" enable ;;
 	enabled) insmod "$ko" && "$bin/rcvfixctl" enable ;;
 	bpf) "$cap" -q --pin "$pin" ;;
 	esac
@@ -74,6 +81,7 @@ off() {	# off SETUP
 	case $1 in
 	ftrace | kprobe) rmmod rcvfix_test_conflict ;;
 	disabled | enabled) rmmod rcvfix ;;
+	elsewhere) ip netns del "$other" && rmmod rcvfix ;;
 	bpf) rm -f "$pin" ;;
 	esac
 }
@@ -150,17 +158,21 @@ target() {	# target NAME met|MISSED DETAIL
 	R[target.$1]="$2: $3"
 }
 
-for s in disabled enabled; do
+# Loaded with nothing enabled there is no callback: within 0.5% of no
+# module (issue 15). Armed, within 15% (issue 4).
+for s in disabled elsewhere enabled; do
+	max=1.15
+	[[ $s == disabled ]] && max=1.005
 	for i in "${!keys[@]}"; do
 		k=${keys[i]}
 		x=${R[cost.$s.$k.ratio]}
 		d=$(awk -v a="${R[cost.$s.$k.instr]}" -v b="${R[cost.ftrace.$k.instr]}" \
 			'BEGIN { printf "%+.1f instructions, %.3fx", a - b, a / b }')
 		R[cost.$s.$k.vs_floor]=$d
-		if awk -v x="$x" 'BEGIN { exit !(x <= 1.15) }'; then
-			target "cost-$s-$k" met "${labels[i]}: ${x}x <= 1.15x; vs the floor: $d"
+		if awk -v x="$x" -v m="$max" 'BEGIN { exit !(x <= m) }'; then
+			target "cost-$s-$k" met "${labels[i]}: ${x}x <= ${max}x; vs the floor: $d"
 		else
-			target "cost-$s-$k" MISSED "${labels[i]}: ${x}x > 1.15x; vs the floor: $d"
+			target "cost-$s-$k" MISSED "${labels[i]}: ${x}x > ${max}x; vs the floor: $d"
 		fi
 	done
 done

@@ -63,8 +63,9 @@ done
 : > "$dir/cost.dat"
 x=0
 for row in absent:"no module" ftrace:"empty ftrace\\ncallback (floor)" \
-	kprobe:"kprobe with\\npost_handler" disabled:"rcvfix\\ndisabled" \
-	enabled:"rcvfix\\nenabled" bpf:"BPF cgroup\\nprogram"; do
+	kprobe:"kprobe with\\npost_handler" disabled:"rcvfix loaded,\\nnothing enabled" \
+	elsewhere:"rcvfix enabled\\nelsewhere" enabled:"rcvfix\\nenabled" \
+	bpf:"BPF cgroup\\nprogram"; do
 	IFS=: read -r s label <<< "$row"
 	[[ -n $(get "cost.$s.keepalive.instr") ]] || continue
 	printf '%d "%s"' $x "$label" >> "$dir/cost.dat"

@@ -55,10 +55,34 @@
 #endif
 
 #ifdef RCVFIX_HAVE_FTRACE_REGS_SET_IP
-#define rcvfix_fregs_set_ip(fregs, ip) \
+#define rcvfix_arch_fregs_set_ip(fregs, ip) \
 	ftrace_regs_set_instruction_pointer(fregs, ip)
 #else
-#define rcvfix_fregs_set_ip(fregs, ip) ftrace_instruction_pointer_set(fregs, ip)
+#define rcvfix_arch_fregs_set_ip(fregs, ip) \
+	ftrace_instruction_pointer_set(fregs, ip)
+#endif
+
+/*
+ * rcvfix_fregs_set_ip(fregs, ip): make the function entered through ftrace
+ * resume at ip once the callback returns; false where nothing could be
+ * redirected. Without HAVE_DYNAMIC_FTRACE_WITH_ARGS the kernel's setter
+ * above is an empty fallback: there the hooks are registered with
+ * FTRACE_OPS_FL_SAVE_REGS (rcvfix_hook_arm()) and the full pt_regs are
+ * set instead. The only place that sets the IP: a kernel whose callback
+ * gets a struct pt_regs * (before 5.11) adapts it here.
+ */
+#ifdef CONFIG_HAVE_DYNAMIC_FTRACE_WITH_ARGS
+#define rcvfix_fregs_set_ip(fregs, ip) \
+	({ rcvfix_arch_fregs_set_ip(fregs, ip); true; })
+#else
+#define rcvfix_fregs_set_ip(fregs, ip)					\
+	({								\
+		struct pt_regs *__regs = ftrace_get_regs(fregs);	\
+									\
+		if (__regs)						\
+			instruction_pointer_set(__regs, ip);		\
+		!!__regs;						\
+	})
 #endif
 
 /*

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Livepatch-style redirection of a kernel function to a replacement in this
- * module: an IP-modifying ftrace_ops at the function's entry, and the
- * bookkeeping that makes unloading safe while replacements are running.
+ * Livepatch-style redirection of kernel functions to replacements in this
+ * module: an IP-modifying ftrace_ops at each function's entry, sets of
+ * hooks armed all or nothing, and the bookkeeping that makes disarming
+ * and unloading safe while replacements are running.
  */
 #ifndef _RCVFIX_HOOK_H
 #define _RCVFIX_HOOK_H
@@ -17,14 +18,16 @@ struct rcvfix_hook {
 	unsigned long addr;		/* its ftrace location, once resolved */
 	struct ftrace_ops ops;
 	bool optional;			/* may be missing from a kernel */
-	bool missing;			/* optional and not found here */
-	bool armed;
+	bool armed;			/* registered with ftrace */
+	bool stuck;			/* ftrace refused to unregister it */
 };
 
 int rcvfix_hook_resolve(struct rcvfix_hook *hook);
-int rcvfix_hook_arm(struct rcvfix_hook *hook);
-void rcvfix_hook_disarm(struct rcvfix_hook *hook);
-void rcvfix_hook_quiesce(void);
+int rcvfix_hooks_arm(struct rcvfix_hook *const *hooks, unsigned int n,
+		     struct rcvfix_hook **failed);
+void rcvfix_hooks_disarm(struct rcvfix_hook *const *hooks, unsigned int n);
+const char *rcvfix_hook_owner(const struct rcvfix_hook *hook, int err);
+void rcvfix_hook_quiesce(const unsigned long *gen, unsigned long seen);
 
 /* Tasks sent to a replacement that have not finished it yet. */
 extern atomic_t rcvfix_hook_inflight;
@@ -35,14 +38,17 @@ extern atomic_t rcvfix_hook_inflight;
  * @replacement: a function with the same prototype as the hooked one,
  *	which must call rcvfix_hook_done() as its last act
  *
- * Only called from an entry callback, so the hook is armed and the module
- * cannot have started to quiesce (see rcvfix_hook_quiesce()).
+ * Only called from an entry callback, so the hook is armed and its
+ * disarming has not returned yet (see rcvfix_hook_quiesce()). The count
+ * goes up before the callback returns, that is before the task can run
+ * the replacement; it does not where the kernel cannot redirect.
  */
 static __always_inline void rcvfix_hook_redirect(struct ftrace_regs *fregs,
 						 void *replacement)
 {
 	atomic_inc(&rcvfix_hook_inflight);
-	rcvfix_fregs_set_ip(fregs, (unsigned long)replacement);
+	if (!rcvfix_fregs_set_ip(fregs, (unsigned long)replacement))
+		atomic_dec(&rcvfix_hook_inflight);
 }
 
 /* rcvfix_hook_done - a replacement has finished (see rcvfix_hook_quiesce) */

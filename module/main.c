@@ -19,16 +19,28 @@
 
 #include <linux/module.h>
 
+#include "arm.h"
 #include "netns.h"
 #include "rcvbuf.h"
 #include "rcvlowat.h"
 #include "version.h"
 
+/*
+ * Load: resolve the strategy's hooks first (a missing function refuses the
+ * load), then give every namespace its switch; that arms the hooks only
+ * where default_enable=1 turns a namespace on. Unload: disarm for good and
+ * wait for every task to leave rcvfix's code, then remove the namespaces'
+ * state (which the replacements read).
+ */
 static int __init rcvfix_init(void)
 {
 	int ret;
 
 	rcvfix_rcvlowat_detect();
+
+	ret = rcvfix_rcvbuf_init();
+	if (ret)
+		return ret;
 
 	ret = rcvfix_netns_init();
 	if (ret) {
@@ -36,23 +48,15 @@ static int __init rcvfix_init(void)
 		return ret;
 	}
 
-	ret = rcvfix_rcvbuf_init();
-	if (ret)
-		goto err_netns;
-
-	pr_info("%s loaded: strategy %s (%s), SO_RCVLOWAT wakeup fix %s\n",
+	pr_info("%s loaded: strategy %s (%s), armed while a namespace enables it, SO_RCVLOWAT wakeup fix %s\n",
 		RCVFIX_VERSION, rcvfix_rcvbuf_strategy(),
 		rcvfix_rcvbuf_targets(), rcvfix_rcvlowat_state());
 	return 0;
-
-err_netns:
-	rcvfix_netns_exit();
-	return ret;
 }
 
 static void __exit rcvfix_exit(void)
 {
-	rcvfix_rcvbuf_exit();
+	rcvfix_arm_close();
 	rcvfix_netns_exit();
 	pr_info("unloaded\n");
 }

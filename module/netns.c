@@ -15,6 +15,7 @@
 #include <linux/string.h>
 #include <linux/sysctl.h>
 
+#include "arm.h"
 #include "netns.h"
 #include "rcvbuf.h"
 #include "rcvlowat.h"
@@ -50,9 +51,38 @@ MODULE_PARM_DESC(default_enable,
 /* ---- net.rcvfix.enable ---- */
 
 /*
+ * Turn the fix on or off in the namespace whose state is @rn: the first
+ * namespace to turn it on arms the hooks, the last to turn it off disarms
+ * them (arm.c explains the order). Writers of one namespace are
+ * serialised by its switch_lock; other namespaces do not wait for it.
+ * Fails, with the switch unchanged, when the hooks cannot be armed.
+ */
+static int rcvfix_net_switch(struct rcvfix_net *rn, int val)
+{
+	int ret = 0;
+
+	mutex_lock(&rn->switch_lock);
+	if (rn->enable == val)
+		goto out;
+	if (val) {
+		ret = rcvfix_arm_get();
+		if (ret)
+			goto out;
+	}
+	WRITE_ONCE(rn->enable, val);
+	if (!val)
+		rcvfix_arm_put(true);
+out:
+	mutex_unlock(&rn->switch_lock);
+	return ret;
+}
+
+/*
  * Strict: exactly "0" or "1", optionally surrounded by white space, at
  * file position 0. Everything else is -EINVAL and changes nothing; a
- * writer without CAP_NET_ADMIN over the namespace gets -EPERM.
+ * writer without CAP_NET_ADMIN over the namespace gets -EPERM. Turning
+ * the fix on fails with the error of arming it (-EBUSY: another
+ * IP-modifying ftrace user owns a hooked function), the value stays 0.
  */
 static int rcvfix_sysctl_enable(rcvfix_ctl_table_arg *table, int write,
 				void *buffer, size_t *lenp, loff_t *ppos)
@@ -60,7 +90,7 @@ static int rcvfix_sysctl_enable(rcvfix_ctl_table_arg *table, int write,
 	struct net *net = table->extra1;
 	int *enable = table->data;
 	char text[16];
-	int val;
+	int val, ret;
 
 	if (!write) {
 		struct ctl_table tmp = {
@@ -84,7 +114,10 @@ static int rcvfix_sysctl_enable(rcvfix_ctl_table_arg *table, int write,
 	if (kstrtoint(strim(text), 10, &val) || (val != 0 && val != 1))
 		return -EINVAL;
 
-	WRITE_ONCE(*enable, val);
+	ret = rcvfix_net_switch(container_of(enable, struct rcvfix_net,
+					     enable), val);
+	if (ret)
+		return ret;
 	*ppos += *lenp;
 	return 0;
 }
@@ -114,6 +147,7 @@ static int rcvfix_proc_show(struct seq_file *m, void *v)
 
 	seq_printf(m, "version %s\n", RCVFIX_VERSION);
 	rcvfix_rcvbuf_show(m);
+	rcvfix_arm_show(m);
 	rcvfix_rcvlowat_show(m);
 	seq_printf(m, "enable %d\n", READ_ONCE(rn->enable));
 	for (path = 0; path < RCVFIX_PATH_NR; path++) {
@@ -133,16 +167,52 @@ static int rcvfix_proc_show(struct seq_file *m, void *v)
 
 /* ---- namespace life cycle ---- */
 
+/* Set once the module is loaded: namespaces made later never fail to arm. */
+static bool rcvfix_netns_loaded;
+
+/*
+ * With default_enable=1 a namespace starts enabled, which arms the hooks
+ * for the first one. If they cannot be armed, the module load fails (the
+ * operator asked for the fix at load); a namespace created later starts
+ * with the fix off instead, rather than failing to be created.
+ */
+static int rcvfix_net_start(struct rcvfix_net *rn)
+{
+	int ret;
+
+	mutex_init(&rn->switch_lock);
+	if (!READ_ONCE(rcvfix_default_enable))
+		return 0;
+	ret = rcvfix_arm_get();
+	if (ret)
+		return READ_ONCE(rcvfix_netns_loaded) ? 0 : ret;
+	rn->enable = 1;
+	return 0;
+}
+
+/* The namespace's switch goes with it; the last enabled one disarms. */
+static void rcvfix_net_stop(struct rcvfix_net *rn)
+{
+	if (rn->enable) {
+		WRITE_ONCE(rn->enable, 0);
+		rcvfix_arm_put(false);
+	}
+	mutex_destroy(&rn->switch_lock);
+}
+
 static int __net_init rcvfix_net_init(struct net *net)
 {
 	struct rcvfix_net *rn = rcvfix_net(net);
+	int ret;
 
-	rn->enable = READ_ONCE(rcvfix_default_enable);
+	ret = rcvfix_net_start(rn);
+	if (ret)
+		return ret;
 
 	rn->table = kmemdup(rcvfix_sysctl_template,
 			    sizeof(rcvfix_sysctl_template), GFP_KERNEL);
 	if (!rn->table)
-		return -ENOMEM;
+		goto err_stop;
 	rn->table[0].data = &rn->enable;
 	rn->table[0].extra1 = net;
 
@@ -161,6 +231,8 @@ err_unregister_sysctl:
 	unregister_net_sysctl_table(rn->sysctl);
 err_free_table:
 	kfree(rn->table);
+err_stop:
+	rcvfix_net_stop(rn);
 	return -ENOMEM;
 }
 
@@ -169,8 +241,9 @@ static void __net_exit rcvfix_net_exit(struct net *net)
 	struct rcvfix_net *rn = rcvfix_net(net);
 
 	remove_proc_entry("rcvfix", net->proc_net);
-	unregister_net_sysctl_table(rn->sysctl);
+	unregister_net_sysctl_table(rn->sysctl);	/* waits for writers */
 	kfree(rn->table);
+	rcvfix_net_stop(rn);
 }
 
 static struct pernet_operations rcvfix_net_ops = {
@@ -183,7 +256,12 @@ static struct pernet_operations rcvfix_net_ops = {
 /* Creates the state, sysctl and proc file in every namespace, now and later. */
 int rcvfix_netns_init(void)
 {
-	return register_pernet_subsys(&rcvfix_net_ops);
+	int ret;
+
+	ret = register_pernet_subsys(&rcvfix_net_ops);
+	if (!ret)
+		WRITE_ONCE(rcvfix_netns_loaded, true);
+	return ret;
 }
 
 void rcvfix_netns_exit(void)

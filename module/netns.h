@@ -7,6 +7,7 @@
 #define _RCVFIX_NETNS_H
 
 #include <linux/atomic.h>
+#include <linux/mutex.h>
 #include <linux/preempt.h>
 #include <linux/rcupdate.h>
 #include <net/net_namespace.h>
@@ -24,6 +25,7 @@ enum rcvfix_path {
 
 struct rcvfix_net {
 	int enable;			/* net.rcvfix.enable */
+	struct mutex switch_lock;	/* serialises writers of enable */
 	struct ctl_table *table;	/* this namespace's copy */
 	struct ctl_table_header *sysctl;
 	atomic_long_t count[RCVFIX_PATH_NR][RCVFIX_OUTCOME_NR];

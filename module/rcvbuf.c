@@ -18,6 +18,8 @@
  * MPTCP subflows follow the MPTCP socket's lock: mptcp.c.
  *
  * In a disabled namespace nothing is redirected: the kernel's code runs.
+ * While no namespace has the fix enabled, the hooks are not even armed
+ * (arm.c): the kernel runs with no callback at all.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -174,114 +176,65 @@ static void notrace rcvfix_entry_sock_set_rcvbuf(unsigned long ip,
 		rcvfix_hook_redirect(fregs, rcvfix_sock_set_rcvbuf);
 }
 
-/* ---- choosing and arming a strategy ---- */
+/* ---- the hooks of the strategy ---- */
 
-struct rcvfix_strategy {
-	const char *name;
-	struct rcvfix_hook *hooks;
-	unsigned int nr_hooks;
-};
-
-static struct rcvfix_hook rcvfix_callers_hooks[] = {
+/*
+ * The hooks that together see every path setting a receive buffer. They
+ * are resolved at load (a missing one refuses the load, an optional one
+ * is left to the kernel and not listed) and armed and disarmed all or
+ * nothing by arm.c, only while some namespace has the fix enabled.
+ */
+static struct rcvfix_hook rcvfix_candidate_hooks[] = {
 	{ .name = "sk_setsockopt", .entry = rcvfix_entry_sk_setsockopt },
 	{ .name = "sock_set_rcvbuf", .entry = rcvfix_entry_sock_set_rcvbuf },
 	{ .name = RCVFIX_MPTCP_TARGET, .entry = rcvfix_mptcp_entry_sync_intval,
 	  .optional = true },
 };
 
-static struct rcvfix_strategy rcvfix_strategies[] = {
-	{ "callers", rcvfix_callers_hooks, ARRAY_SIZE(rcvfix_callers_hooks) },
-};
+/* The resolved ones, set once at load before any namespace can arm them. */
+static struct rcvfix_hook *rcvfix_hooks[ARRAY_SIZE(rcvfix_candidate_hooks)];
+static unsigned int rcvfix_nr_hooks;
 
-static struct rcvfix_strategy *rcvfix_strategy;
-
-/* The hooked functions, for the load log line; "" before init. */
+/* The hooked functions, ", "-separated for the load log line. */
 static char rcvfix_targets[128];
 
-static const char *rcvfix_hook_error(int err)
-{
-	switch (err) {
-	case -ENOENT:
-		return "no such function in this kernel";
-	case -EINVAL:
-		return "not a function ftrace can redirect";
-	case -EBUSY:
-		return "another IP-modifying ftrace user (e.g. a livepatch) owns it";
-	case -ENODEV:
-		return "ftrace is disabled on this kernel";
-	case -ENOMEM:
-		return "out of memory";
-	default:
-		return "ftrace refused it";
-	}
-}
-
-static void rcvfix_strategy_disarm(struct rcvfix_strategy *s)
-{
-	unsigned int i;
-
-	for (i = s->nr_hooks; i-- > 0;)
-		rcvfix_hook_disarm(&s->hooks[i]);
-}
-
-static int rcvfix_strategy_arm(struct rcvfix_strategy *s)
-{
-	struct rcvfix_hook *hook;
-	unsigned int i;
-	int ret;
-
-	for (i = 0; i < s->nr_hooks; i++) {
-		hook = &s->hooks[i];
-		ret = rcvfix_hook_resolve(hook);
-		if (ret == -ENOENT && hook->optional) {
-			pr_info("%s: %s; left to the kernel\n", hook->name,
-				rcvfix_hook_error(ret));
-			hook->missing = true;
-			continue;
-		}
-		if (!ret)
-			ret = rcvfix_hook_arm(hook);
-		if (ret)
-			goto err;
-	}
-	return 0;
-
-err:
-	pr_err("cannot hook %s: %s (%d)\n", hook->name, rcvfix_hook_error(ret),
-	       ret);
-	rcvfix_strategy_disarm(s);
-	rcvfix_hook_quiesce();
-	return ret;
-}
-
+/* Resolves the hooks; arms nothing. */
 int rcvfix_rcvbuf_init(void)
 {
-	struct rcvfix_strategy *s = &rcvfix_strategies[0];
+	struct rcvfix_hook *hook;
 	unsigned int i, n = 0;
 	int ret;
 
-	ret = rcvfix_strategy_arm(s);
-	if (ret)
-		return ret;
-	rcvfix_strategy = s;
-	for (i = 0; i < s->nr_hooks; i++)
-		if (!s->hooks[i].missing)
-			n += scnprintf(rcvfix_targets + n,
-				       sizeof(rcvfix_targets) - n, "%s%s",
-				       n ? ", " : "", s->hooks[i].name);
+	for (i = 0; i < ARRAY_SIZE(rcvfix_candidate_hooks); i++) {
+		hook = &rcvfix_candidate_hooks[i];
+		ret = rcvfix_hook_resolve(hook);
+		if (ret == -ENOENT && hook->optional) {
+			pr_info("%s: no such function in this kernel; left to the kernel\n",
+				hook->name);
+			continue;
+		}
+		if (ret) {
+			pr_err("cannot hook %s: no such function in this kernel (%d)\n",
+			       hook->name, ret);
+			return ret;
+		}
+		rcvfix_hooks[rcvfix_nr_hooks++] = hook;
+		n += scnprintf(rcvfix_targets + n, sizeof(rcvfix_targets) - n,
+			       "%s%s", n ? ", " : "", hook->name);
+	}
 	return 0;
 }
 
-void rcvfix_rcvbuf_exit(void)
+/* The hooks arm.c arms and disarms, after rcvfix_rcvbuf_init(). */
+struct rcvfix_hook *const *rcvfix_rcvbuf_hooks(unsigned int *n)
 {
-	rcvfix_strategy_disarm(rcvfix_strategy);
-	rcvfix_hook_quiesce();
-	rcvfix_strategy = NULL;
+	*n = rcvfix_nr_hooks;
+	return rcvfix_hooks;
 }
 
 const char *rcvfix_rcvbuf_strategy(void)
 {
-	return rcvfix_strategy ? rcvfix_strategy->name : "none";
+	return "callers";
 }
 
 const char *rcvfix_rcvbuf_targets(void)
@@ -289,16 +242,18 @@ const char *rcvfix_rcvbuf_targets(void)
 	return rcvfix_targets;
 }
 
-/* "strategy NAME" and "targets F1,F2" lines of /proc/net/rcvfix */
+/*
+ * "strategy NAME" and "targets F1,F2" lines of /proc/net/rcvfix. What they
+ * read is written once at load, before the proc files exist, and never
+ * cleared.
+ */
 void rcvfix_rcvbuf_show(struct seq_file *m)
 {
 	unsigned int i;
 
 	seq_printf(m, "strategy %s\n", rcvfix_rcvbuf_strategy());
 	seq_puts(m, "targets ");
-	for (i = 0; rcvfix_strategy && i < rcvfix_strategy->nr_hooks; i++)
-		if (!rcvfix_strategy->hooks[i].missing)
-			seq_printf(m, "%s%s", i ? "," : "",
-				   rcvfix_strategy->hooks[i].name);
+	for (i = 0; i < rcvfix_nr_hooks; i++)
+		seq_printf(m, "%s%s", i ? "," : "", rcvfix_hooks[i]->name);
 	seq_putc(m, '\n');
 }

@@ -8,8 +8,10 @@
 
 #include <linux/seq_file.h>
 
+struct rcvfix_hook;
+
 int rcvfix_rcvbuf_init(void);
-void rcvfix_rcvbuf_exit(void);
+struct rcvfix_hook *const *rcvfix_rcvbuf_hooks(unsigned int *n);
 const char *rcvfix_rcvbuf_strategy(void);
 const char *rcvfix_rcvbuf_targets(void);
 void rcvfix_rcvbuf_show(struct seq_file *m);

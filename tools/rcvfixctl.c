@@ -39,8 +39,12 @@ static const char *const proc_enable = "/proc/sys/net/rcvfix/enable";
 static const char *const netns_run_dir = "/run/netns";
 
 /* Keys of /proc/net/rcvfix that describe the module, not the namespace. */
-static const char *const module_keys[] = { "version", "strategy", "targets",
-					   "rcvlowat_wakeup" };
+static const char *const module_keys[] = {
+	"version",	  "strategy",		"targets",
+	"armed",	  "enabled_namespaces", "arms",
+	"disarms",	  "arm_failures",	"last_arm_error",
+	"rcvlowat_wakeup"
+};
 
 const char *prog = "rcvfixctl";
 static bool opt_json;
@@ -594,6 +598,8 @@ static const char *err_hint(const struct netns *ns)
 		return " (entering another namespace needs CAP_SYS_ADMIN: run as root)";
 	case ENOENT:
 		return " (is the rcvfix module loaded? 'modprobe rcvfix')";
+	case EBUSY:
+		return " (another IP-modifying ftrace user, e.g. a livepatch, owns a function rcvfix hooks: see dmesg and 'rcvfixctl status')";
 	default:
 		return "";
 	}
@@ -780,6 +786,43 @@ static void print_counters(const struct kvlist *l)
 	}
 }
 
+/* "a:b:c" of last_arm_error as "a on b (owner: c)"; "none" as is. */
+static void print_arm_error(const char *v)
+{
+	const char *h = strchr(v, ':');
+	const char *o = h ? strchr(h + 1, ':') : NULL;
+
+	if (!o) {
+		printf("last arm error:  %s\n", v);
+		return;
+	}
+	printf("last arm error:  %.*s on %.*s (owner: %s)\n", (int)(h - v), v,
+	       (int)(o - h - 1), h + 1, o + 1);
+}
+
+/* Whether the hooks are armed, and why not if arming failed. */
+static void print_arming(const struct kvlist *mod)
+{
+	const char *armed = mod ? kv_get(mod, "armed") : NULL;
+	const char *n = mod ? kv_get(mod, "enabled_namespaces") : NULL;
+	const char *err = mod ? kv_get(mod, "last_arm_error") : NULL;
+	const char *arms = mod ? kv_get(mod, "arms") : NULL;
+	const char *disarms = mod ? kv_get(mod, "disarms") : NULL;
+
+	if (!armed)
+		return;
+	printf("armed:           %s%s\n", armed,
+	       !strcmp(armed, "yes") ?
+		       "" :
+		       " (no callback: the kernel's own code runs)");
+	if (n)
+		printf("enabled in:      %s namespace%s (arms %s, disarms %s)\n",
+		       n, strcmp(n, "1") ? "s" : "", arms ? arms : "?",
+		       disarms ? disarms : "?");
+	if (err && strcmp(err, "none"))
+		print_arm_error(err);
+}
+
 static void print_text(const struct module_state *m, const struct nslist *l,
 		       const struct kvlist *mod)
 {
@@ -796,6 +839,7 @@ static void print_text(const struct module_state *m, const struct nslist *l,
 	v = mod ? kv_get(mod, "targets") : NULL;
 	if (v)
 		printf("targets:         %s\n", v);
+	print_arming(mod);
 	v = mod ? kv_get(mod, "rcvlowat_wakeup") : NULL;
 	if (v)
 		printf("rcvlowat wakeup: %s\n", v);

@@ -112,7 +112,7 @@ check_eq "modinfo version = /proc/net/rcvfix version" \
 check "modinfo documents default_enable" \
 	grep -q '^default_enable:.\+' <<< "$(modinfo -F parm "$RCVFIX_KO")"
 keys=$(awk '{ print $1 }' /proc/net/rcvfix | tr '\n' ' ')
-want="version strategy targets rcvlowat_wakeup enable"
+want="version strategy targets armed enabled_namespaces arms disarms arm_failures last_arm_error rcvlowat_wakeup enable"
 for p in setsockopt bpf kernel; do
 	want+=" $p.sets $p.locks_set $p.locks_avoided $p.locks_kept"
 done

@@ -5,8 +5,10 @@
 # namespaces hammer SO_RCVBUF, SO_RCVBUFFORCE (with and without
 # CAP_NET_ADMIN), other SOL_SOCKET options, sock_set_rcvbuf() and TCP
 # connections with traffic, and while three threads sleep on a socket lock
-# inside rcvfix's replacement of sk_setsockopt() at every rmmod. Every
-# result must match the rule for the module state of its call.
+# inside rcvfix's replacement of sk_setsockopt() at every rmmod. Between
+# load and unload the fix is turned off everywhere (disarm) and on again
+# (arm), twice per load. Every result must match the rule for the module
+# state of its call; the module's counters of arms and disarms must match.
 source "$RCVFIX_REPO/tests/guest/lib.sh"
 source "$RCVFIX_REPO/tests/stress/guest-lib.sh"
 need "$RCVFIX_KO" "$RCVFIX_BIN/stress-storm"
@@ -58,6 +60,12 @@ check_eq "stress-storm finished (exit status)" 0 "$st"
 check_eq "every setsockopt result and socket state matched the rule" 0 \
 	"$(grep -c '^FAIL' "$out")"
 check_eq "load/unload cycles run" "$cycles" "$(kv cycles "$sum")"
+# two disarm/arm flips in every load without default_enable (c % 3 != 2)
+check_eq "disarm/arm cycles under the storm" $(((cycles - cycles / 3) * 2)) \
+	"$(kv flips "$sum")"
+check "arms counted by the module" test "$(kv arms "$sum")" -gt "$(kv flips "$sum")"
+check_eq "disarms counted by the module (one per flip)" "$(kv flips "$sum")" \
+	"$(kv disarms "$sum")"
 check_eq "threads left asleep in rcvfix's replacement at rmmod" \
 	$((cycles * hold)) "$(kv held_setters "$sum")"
 check "a setter's stack shows rcvfix_sk_setsockopt waiting for the socket lock" \

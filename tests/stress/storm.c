@@ -5,7 +5,11 @@
  * unrelated SOL_SOCKET options and TCP connections, and checks every result
  * against the rule for the module state the call met. Each cycle can also
  * leave threads asleep on a socket lock inside rcvfix's replacement of
- * sk_setsockopt() while rmmod runs (see hold_*() below).
+ * sk_setsockopt() while rmmod runs (see hold_*() below), and, between
+ * load and unload, turns the fix off in every namespace and on again
+ * (--flips): the last namespace to turn it off disarms the hooks, the
+ * first to turn it on arms them, all under fire. The module's counters of
+ * arms and disarms must match the transitions made.
  */
 #include "stress.h"
 
@@ -29,6 +33,8 @@ static const char usage[] =
 "  --phase-ms MS    time between two state changes (250)\n"
 "  --hold N         threads left blocked on a socket lock inside rcvfix's\n"
 "                   replacement at each rmmod (3; 0: plain rmmod)\n"
+"  --flips N        disarm/arm cycles per load: the fix off everywhere,\n"
+"                   then on again (2; not with default_enable=1)\n"
 "  --target I=ADDR  the connection worker of namespace I connects to ADDR\n"
 "                   (default 127.0.0.1: its own namespace)\n"
 "  --port P         TCP port of the listener in every namespace (7301)\n"
@@ -75,6 +81,19 @@ static int pace_us = 100;	/* workers sleep this long per iteration */
 static bool calm_load;		/* --calm-load */
 static atomic_int calm;		/* workers pause while set */
 static int hold_ms = 200;	/* rmmod is kept waiting at least this long */
+
+/*
+ * Arming, as the controller (the only writer of the switches) expects it:
+ * namespaces of ours enabled now, and arms and disarms since the load.
+ * Only counted when no other namespace is enabled (default_enable=0).
+ */
+static struct {
+	bool counted;
+	int n_enabled;
+	long arms, disarms;		/* expected since the load */
+	long total_arms, total_disarms;	/* seen, over every load */
+	long flips;
+} arming;
 
 static struct {
 	atomic_long sets, strict, ambiguous, eperm, other, conns, bytes;
@@ -671,12 +690,89 @@ static void enable_write(int i, int v)
 {
 	char text[3] = { (char)('0' + v), '\n', 0 };
 
+	int was = atomic_load(&ms.enabled[i]);
+
 	state_begin(&ms);
 	if (pwrite(nss[i].enable_fd, text, 2, 0) != 2)
 		failure("ns%d: write %d to net.rcvfix.enable: %s", i, v,
 			strerror(errno));
 	atomic_store(&ms.enabled[i], v);
 	state_end(&ms);
+	if (v && !was && arming.n_enabled++ == 0)
+		arming.arms++;
+	if (!v && was && --arming.n_enabled == 0)
+		arming.disarms++;
+}
+
+/* The value of @key in /proc/net/rcvfix of the initial namespace. */
+static long proc_value(const char *key, char *word, size_t size)
+{
+	char buf[4096], pat[64], *p;
+	size_t n;
+
+	word[0] = 0;
+	if (read_file("/proc/thread-self/net/rcvfix", buf, sizeof(buf)) < 0)
+		return -1;
+	snprintf(pat, sizeof(pat), "\n%s ", key);
+	p = strstr(buf, pat);
+	if (!p)
+		return -1;
+	p += strlen(pat);
+	n = strcspn(p, "\n");
+	snprintf(word, size, "%.*s", (int)n, p);
+	return atol(word);
+}
+
+/* "armed" must read @want, with @n namespaces enabled (counted loads). */
+static void expect_armed(int cycle, const char *want)
+{
+	char w[64];
+	long n = proc_value("enabled_namespaces", w, sizeof(w));
+
+	proc_value("armed", w, sizeof(w));
+	if (strcmp(w, want))
+		failure("cycle %d: armed %s with %d namespace(s) enabled, want %s",
+			cycle, w, arming.n_enabled, want);
+	if (n != arming.n_enabled)
+		failure("cycle %d: enabled_namespaces %ld, want %d", cycle, n,
+			arming.n_enabled);
+}
+
+/*
+ * The fix off in every namespace (the last one disarms), then on again
+ * in namespace 0 (which arms) and a random few, under the storm.
+ */
+static void flip_arming(int cycle, int phase, uint64_t *r)
+{
+	int i;
+
+	for (i = 0; i < n_ns; i++)
+		if (atomic_load(&ms.enabled[i]))
+			enable_write(i, 0);
+	expect_armed(cycle, "no");
+	sleep_ms(phase / 2);
+	enable_write(0, 1);
+	for (i = 1; i < n_ns; i++)
+		if (rnd(r) % 2)
+			enable_write(i, 1);
+	expect_armed(cycle, "yes");
+	arming.flips++;
+	sleep_ms(phase / 2);
+}
+
+/* Before the unload: the module counted the arms and disarms made. */
+static void check_arm_counters(int cycle)
+{
+	char w[64];
+	long arms = proc_value("arms", w, sizeof(w));
+	long disarms = proc_value("disarms", w, sizeof(w));
+
+	if (arming.counted && (arms != arming.arms ||
+			       disarms != arming.disarms))
+		failure("cycle %d: arms %ld disarms %ld, want %ld and %ld",
+			cycle, arms, disarms, arming.arms, arming.disarms);
+	arming.total_arms += arms;
+	arming.total_disarms += disarms;
 }
 
 /*
@@ -709,6 +805,10 @@ static void load(int default_enable)
 	for (i = 0; i < n_ns; i++)
 		atomic_store(&ms.enabled[i], default_enable);
 	state_end(&ms);
+	arming.counted = !default_enable;
+	arming.n_enabled = default_enable ? n_ns : 0;
+	arming.arms = default_enable;
+	arming.disarms = 0;
 	enable_fds_open();
 	for (i = 0; i < n_ns; i++)
 		if (enable_read(i) != default_enable)
@@ -1028,7 +1128,7 @@ static void ns_setup(struct ns_ctx *ns, const char *target)
 int main(int argc, char **argv)
 {
 	const char *names[MAX_NS], *targets[MAX_NS] = { 0 };
-	int cycles = 10, phase = 250, hold = 3, timeout = 900, c, i;
+	int cycles = 10, phase = 250, hold = 3, timeout = 900, flips = 2, c, i;
 	int max_held = 0, holds = 0, shared, hammer = 0;
 	bool ksock = false;
 	double t_start;
@@ -1068,6 +1168,8 @@ int main(int argc, char **argv)
 			phase = (int)parse_num(a, v, 1, 60000);
 		} else if (!strcmp(a, "--hold")) {
 			hold = (int)parse_num(a, v, 0, MAX_HOLD);
+		} else if (!strcmp(a, "--flips")) {
+			flips = (int)parse_num(a, v, 0, 1000);
 		} else if (!strcmp(a, "--hammer")) {
 			hammer = (int)parse_num(a, v, 1, 86400);
 			cycles = 0;
@@ -1167,6 +1269,9 @@ int main(int argc, char **argv)
 			enable_write(i, !atomic_load(&ms.enabled[i]));
 			sleep_ms(phase);
 		}
+		for (i = 0; !def && i < flips; i++)
+			flip_arming(c, phase, &r);
+		check_arm_counters(c);
 		if (hold) {
 			held = hold_and_unload(c, c % 2 == 1);
 			holds++;
@@ -1199,8 +1304,9 @@ int main(int argc, char **argv)
 	if (module_state(MODULE_NAME, mstate, sizeof(mstate)))
 		failure("rcvfix still loaded at the end");
 
-	printf("summary cycles=%d holds=%d held_setters=%d max_rmmod_ms=%d setsockopt_checked=%ld strict=%ld during_change=%ld eperm=%ld other_options=%ld connections=%ld bytes=%ld proc_reads=%ld ksock=%ld contended=%ld seconds=%.1f failures=%ld\n",
-	       cycles, holds, holds * hold, max_held, atomic_load(&st.sets),
+	printf("summary cycles=%d flips=%ld arms=%ld disarms=%ld holds=%d held_setters=%d max_rmmod_ms=%d setsockopt_checked=%ld strict=%ld during_change=%ld eperm=%ld other_options=%ld connections=%ld bytes=%ld proc_reads=%ld ksock=%ld contended=%ld seconds=%.1f failures=%ld\n",
+	       cycles, arming.flips, arming.total_arms, arming.total_disarms,
+	       holds, holds * hold, max_held, atomic_load(&st.sets),
 	       atomic_load(&st.strict), atomic_load(&st.ambiguous),
 	       atomic_load(&st.eperm), atomic_load(&st.other),
 	       atomic_load(&st.conns), atomic_load(&st.bytes),

@@ -1,0 +1,135 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Pay nothing while unused (issue 15): loaded with the fix enabled nowhere,
+# rcvfix holds no function, so a livepatch of sk_setsockopt loads; turning
+# the fix on then fails with EBUSY, one clear log line, the switch stays 0
+# and nothing is left half-armed; once the livepatch is gone it works. The
+# hooks follow the number of enabled namespaces: armed by the first,
+# disarmed by the last, also when that one is destroyed, and unloading
+# while armed leaves the kernel's own code behind.
+source "$RCVFIX_REPO/tests/guest/lib.sh"
+
+livepatch=$RCVFIX_KMOD/rcvfix_test_livepatch.ko
+need "$RCVFIX_KO" "$livepatch" "$RCVFIX_BIN/sockopt" "$RCVFIX_BIN/sysctlw" \
+	"$RCVFIX_BIN/rcvfixctl"
+E=/proc/sys/net/rcvfix/enable
+LP=/sys/kernel/livepatch/rcvfix_test_livepatch
+EF=/sys/kernel/tracing/enabled_functions
+[[ -r $EF ]] || mount -t tracefs nodev /sys/kernel/tracing 2> /dev/null
+[[ -r $EF ]] || skip "no $EF"
+
+rcvfix_hooks() { grep -c '\[rcvfix\]' "$EF"; }
+lock_after_rcvbuf() {	# lock bit after SO_RCVBUF 65536 (tcp_rmem[1] 131072)
+	"$RCVFIX_BIN/sockopt" rcvbuf=65536 | awk -F'lock=' 'END { print $2 + 0 }'
+}
+# state: "armed enabled_namespaces" from /proc/net/rcvfix
+state() { echo "$(rcvfix_status armed) $(rcvfix_status enabled_namespaces)"; }
+livepatch_on() { insmod "$livepatch" func=sk_setsockopt; }
+livepatch_off() {
+	echo 0 > "$LP/enabled"
+	local i
+	for i in $(seq 100); do
+		[[ -d $LP ]] || break
+		sleep 0.1
+	done
+	rmmod rcvfix_test_livepatch
+}
+on_exit "[[ -d $LP ]] && livepatch_off"
+rcvfix_unload
+ns_write /proc/sys/net/ipv4/tcp_rmem "4096 131072 6291456"
+
+# 1. Loaded, enabled nowhere: no callback at all.
+pp rcvfix_load || { fail "load rcvfix"; done_testing; }
+check_eq "loaded idle: armed no, 0 namespaces" "no 0" "$(state)"
+check_eq "loaded idle: no rcvfix ftrace hook" 0 "$(rcvfix_hooks)"
+check_eq "loaded idle: stock lock" 2 "$(lock_after_rcvbuf)"
+
+# 2. A livepatch of sk_setsockopt loads beside the idle module.
+if pp livepatch_on; then
+	ok "livepatch of sk_setsockopt loads while rcvfix is loaded but idle"
+else
+	fail "livepatch of sk_setsockopt loads while rcvfix is loaded but idle"
+	done_testing
+fi
+check "livepatch enabled" grep -qx 1 "$LP/enabled"
+
+# 3. Enabling fails with EBUSY, the switch stays 0, nothing half-armed.
+dmesg_mark "enable under livepatch"
+check_eq "enable under the livepatch: write fails with EBUSY" \
+	"ret=-1 errno=EBUSY" "$("$RCVFIX_BIN/sysctlw" "$E" 1)"
+check_eq "the switch stays 0" 0 "$(rcvfix_enabled)"
+check_eq "still armed no, 0 namespaces" "no 0" "$(state)"
+check_eq "no rcvfix ftrace hook left behind" 0 "$(rcvfix_hooks)"
+log=$(dmesg_since_mark "enable under livepatch")
+echo "$log" | grep rcvfix | sed 's/^/# dmesg: /'
+check_eq "one log line names sk_setsockopt, EBUSY and the owner's kind" 1 \
+	"$(grep -c 'rcvfix: cannot hook sk_setsockopt: EBUSY (-16), owner: livepatch-or-ftrace-ops; net.rcvfix.enable stays 0' <<< "$log")"
+check_eq "/proc/net/rcvfix: why the last attempt failed" \
+	"EBUSY:sk_setsockopt:livepatch-or-ftrace-ops" "$(rcvfix_status last_arm_error)"
+check_eq "/proc/net/rcvfix: one failure counted" 1 "$(rcvfix_status arm_failures)"
+st=$("$RCVFIX_BIN/rcvfixctl" status)
+echo "$st" | sed 's/^/# status: /'
+check "rcvfixctl status: armed no, enabled nowhere, why" \
+	grep -qzE 'armed: +no.*enabled in: +0 namespaces.*last arm error: +EBUSY on sk_setsockopt \(owner: livepatch-or-ftrace-ops\)' <<< "$st"
+check_eq "setsockopt under the livepatch is stock" 2 "$(lock_after_rcvbuf)"
+
+# 4. Livepatch removed: enabling works, both hooks armed.
+pp livepatch_off
+check "livepatch removed" test ! -d "$LP"
+check_eq "enable after the livepatch is gone" "ret=1 errno=0" \
+	"$("$RCVFIX_BIN/sysctlw" "$E" 1)"
+check_eq "armed yes, 1 namespace" "yes 1" "$(state)"
+check_eq "both functions hooked" 2 "$(rcvfix_hooks)"
+check_eq "last_arm_error cleared by the successful arm" none \
+	"$(rcvfix_status last_arm_error)"
+check_eq "the fix works" 0 "$(lock_after_rcvbuf)"
+check "a livepatch of sk_setsockopt is refused while armed" \
+	bash -c "! insmod $livepatch func=sk_setsockopt 2> /dev/null"
+
+# 5. Counting namespaces: the last one out disarms, also by being destroyed.
+a=$(netns_new a)
+rcvfix_enable 1 "$a"
+check_eq "second namespace: armed yes, 2 namespaces" "yes 2" "$(state)"
+arms=$(rcvfix_status arms) disarms=$(rcvfix_status disarms)
+rcvfix_enable 0
+check_eq "initial namespace off: still armed for the other" "yes 1" "$(state)"
+check_eq "no re-arm while one namespace stays enabled" "$arms" \
+	"$(rcvfix_status arms)"
+check_eq "writing the same value twice changes nothing" "yes 1" \
+	"$(rcvfix_enable 1 "$a"; state)"
+pp ip netns del "$a"
+for i in $(seq 100); do [[ $(state) == "no 0" ]] && break; sleep 0.1; done
+check_eq "namespace destroyed while enabled: disarmed" "no 0" "$(state)"
+check_eq "one disarm counted" $((disarms + 1)) "$(rcvfix_status disarms)"
+check_eq "no rcvfix ftrace hook after the destroyed namespace" 0 "$(rcvfix_hooks)"
+if livepatch_on; then
+	ok "the livepatch loads again once nothing is enabled"
+	livepatch_off
+else
+	fail "the livepatch loads again once nothing is enabled"
+fi
+
+# 6. Unload while armed (two namespaces enabled): nothing left behind.
+b=$(netns_new b)
+rcvfix_enable 1
+rcvfix_enable 1 "$b"
+check_eq "armed again" "yes 2" "$(state)"
+dmesg_mark unload
+pp rmmod rcvfix
+check "unloaded while armed" bash -c "! grep -q '^rcvfix ' /proc/modules"
+check_eq "no rcvfix ftrace hook after unload" 0 "$(grep -c rcvfix "$EF")"
+check_eq "stock after unload" 2 "$(lock_after_rcvbuf)"
+
+# 7. default_enable=1 arms at load; with the function owned, the load fails.
+pp rcvfix_load default_enable=1
+check_eq "default_enable=1: armed at load" yes "$(rcvfix_status armed)"
+rcvfix_unload
+livepatch_on
+dmesg_mark "default under livepatch"
+check "default_enable=1 with sk_setsockopt owned: load refused" \
+	bash -c "! insmod $RCVFIX_KO default_enable=1 2> /dev/null"
+check "and the log names sk_setsockopt" grep -q \
+	'rcvfix: cannot hook sk_setsockopt: EBUSY' <(dmesg_since_mark "default under livepatch")
+livepatch_off
+
+done_testing
