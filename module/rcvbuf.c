@@ -31,6 +31,7 @@
 #include "netns.h"
 #include "rcvbuf.h"
 #include "rule.h"
+#include "trace.h"
 
 /*
  * Set @sk's receive buffer from @val (already clamped by the caller as
@@ -58,6 +59,7 @@ static void rcvfix_set_rcvbuf(struct sock *sk, int val, enum rcvfix_path path)
 		sk->sk_userlocks |= SOCK_RCVBUF_LOCK;
 	WRITE_ONCE(sk->sk_rcvbuf, size);
 	rcvfix_net_count(rn, path, outcome);
+	trace_rcvbuf_set(sk, path, val, size, outcome, req.rmem_default);
 }
 
 /* ---- strategy "callers": sk_setsockopt() and sock_set_rcvbuf() ---- */
