@@ -4,7 +4,8 @@
 # shift=0, one vCPU: one virtual nanosecond per guest instruction): the
 # cost of one setsockopt() call in instructions, for SO_RCVBUF and for an
 # unrelated option (SO_KEEPALIVE), with no module, the reference hooks of
-# tests/kmod/rcvfix_test_conflict.ko, rcvfix disabled and enabled, and the
+# tests/kmod/rcvfix_test_conflict.ko, rcvfix disabled and enabled (and
+# enabled with its tracepoint rcvfix:rcvbuf_set on), and the
 # cgroup/setsockopt BPF program. Every setup is measured in each of
 # BENCH_COST_PASSES passes (2) to show that the figures repeat.
 #
@@ -26,6 +27,7 @@ sockcost=$bin/bench-sockcost
 cap=$bin/bench-rcvbuf-cap
 conflict=$kmod/rcvfix_test_conflict.ko
 pin=/sys/fs/bpf/rcvfix_bench_cap
+tp=/sys/kernel/tracing/events/rcvfix/rcvbuf_set
 tcp_rmem="4096 425984 40880000"
 # How the fix treats them with tcp_rmem[1] = 425984: 425984 doubles to the
 # default or more (not locked when enabled; swallowed by the BPF program),
@@ -33,13 +35,14 @@ tcp_rmem="4096 425984 40880000"
 opts=(rcvbuf=425984 rcvbuf=65536 keepalive=1)
 keys=(rcvbuf_big rcvbuf_small keepalive)
 labels=("SO_RCVBUF 425984" "SO_RCVBUF 65536" "SO_KEEPALIVE")
-setups=(absent ftrace kprobe disabled enabled bpf)
+setups=(absent ftrace kprobe disabled enabled traced bpf)
 declare -A name=(
 	[absent]="no module"
 	[ftrace]="empty IPMODIFY ftrace callback (floor)"
 	[kprobe]="kprobe with post_handler"
 	[disabled]="rcvfix loaded, disabled"
 	[enabled]="rcvfix loaded, enabled"
+	[traced]="enabled, tracepoint rcvbuf_set on"
 	[bpf]="BPF cgroup/setsockopt program"
 )
 declare -A R=()
@@ -66,6 +69,7 @@ on() {	# on SETUP
 	ftrace | kprobe) insmod "$conflict" kind="$1" ;;
 	disabled) insmod "$ko" ;;
 	enabled) insmod "$ko" && "$bin/rcvfixctl" enable ;;
+	traced) on enabled && echo 1 > "$tp/enable" ;;
 	bpf) "$cap" -q --pin "$pin" ;;
 	esac
 }
@@ -74,6 +78,7 @@ off() {	# off SETUP
 	case $1 in
 	ftrace | kprobe) rmmod rcvfix_test_conflict ;;
 	disabled | enabled) rmmod rcvfix ;;
+	traced) echo 0 > "$tp/enable" && rmmod rcvfix ;;
 	bpf) rm -f "$pin" ;;
 	esac
 }
