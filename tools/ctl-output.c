@@ -195,6 +195,17 @@ void print_text(const struct module_state *m, const struct nslist *l,
 	v = mod ? kv_get(mod, "rcvlowat_wakeup") : NULL;
 	if (v)
 		printf("rcvlowat wakeup: %s\n", v);
+	/* Other module keys ("armed", "enabled_namespaces", ...) as they are. */
+	for (i = 0; mod && i < mod->n; i++) {
+		const char *key = mod->v[i].key;
+
+		if (is_module_key(key) && strcmp(key, "version") &&
+		    strcmp(key, "strategy") && strcmp(key, "targets") &&
+		    strcmp(key, "rcvlowat_wakeup"))
+			printf("%s:%*s%s\n", key,
+			       (int)(strlen(key) < 16 ? 16 - strlen(key) : 1),
+			       "", mod->v[i].val);
+	}
 	for (i = 0; i < l->n; i++) {
 		const struct netns *ns = &l->v[i];
 		char label[256];
