@@ -3,8 +3,8 @@
 # Tracepoint rcvfix:rcvbuf_set through tracefs: the event and its fields
 # exist, and a private trace instance records exactly the events of a known
 # workload (namespace, pid, comm, path, family, protocol, value, size,
-# outcome, tcp_rmem[1]); a disabled namespace and a disabled event record
-# nothing.
+# outcome, tcp_rmem[1]), also from the in-kernel path; a disabled
+# namespace and a disabled event record nothing.
 source "$RCVFIX_REPO/tests/guest/lib.sh"
 source "$RCVFIX_REPO/tests/guest/trace-lib.sh"
 
@@ -46,6 +46,25 @@ check_eq "a field filter keeps the lock_avoided events" 2 \
 	"$(grep -c 'outcome=lock_avoided' "$inst/trace")"
 check_eq "... and only them" 2 "$(grep -c 'rcvbuf_set:' "$inst/trace")"
 echo 0 > "$inst/$ev/filter"
+
+# The in-kernel path: sock_set_rcvbuf() through the test module, from a
+# shell in the enabled namespace (no rmem_max clamp on this path).
+ksock=$RCVFIX_KMOD/rcvfix_test_ksock.ko
+if insmod "$ksock"; then
+	echo > "$inst/trace"
+	echo 1 > "$inst/$ev/enable"
+	ip netns exec "$TR_NS" sh -c 'echo 3000000 > /proc/rcvfix_test_ksock' &
+	kpid=$!
+	wait "$kpid"
+	echo 0 > "$inst/$ev/enable"
+	rmmod rcvfix_test_ksock
+	got=$(sed -n 's/.*rcvbuf_set: //p' "$inst/trace")
+	check_eq "sock_set_rcvbuf() from the kernel: path=kernel" \
+		"netns=$TR_INO pid=$kpid comm=sh path=kernel family=2 protocol=6 val=3000000 size=6000000 outcome=lock_avoided tcp_rmem1=425984" \
+		"$got"
+else
+	fail "insmod $ksock"
+fi
 
 rcvfix_unload
 if [[ -d $tr/events/rcvfix ]]; then

@@ -13,14 +13,16 @@ on_exit "rm -f $out"
 
 # The program prints the event's text from its fields; outcome and path
 # as numbers mapped back here (bpftrace has no __print_symbolic).
-prog='tracepoint:rcvfix:rcvbuf_set /args->netns_ino == '$TR_INO'/ {
+# BEGIN runs once every probe is attached: "ready" means events count.
+prog='BEGIN { printf("ready\n"); }
+tracepoint:rcvfix:rcvbuf_set /args->netns_ino == '$TR_INO'/ {
 	printf("netns=%u pid=%d comm=%s path=%d family=%u protocol=%u val=%d size=%d outcome=%d tcp_rmem1=%d\n",
 	       args->netns_ino, args->pid, args->comm, args->path, args->family,
 	       args->protocol, args->val, args->size, args->outcome, args->tcp_rmem1);
 }'
-bpftrace -e "$prog" > "$out" 2>&1 &
+bpftrace -B none -e "$prog" > "$out" 2>&1 &
 bt=$!
-if ! wait_for "$out" "Attaching 1 probe" 120; then
+if ! wait_for "$out" "^ready" 120; then
 	fail "bpftrace attaches to rcvfix:rcvbuf_set" "$(cat "$out")"
 	kill "$bt"
 	done_testing
