@@ -28,6 +28,23 @@ has() {
 	fi
 }
 
+dir=$TMPDIR/textfile-$$
+mkdir -p "$dir"
+on_exit "rm -rf $dir"
+
+# Without the module: exit 2, and the file still says so for alerts.
+rc=0
+"$ctl" --all --prometheus status --output "$dir/rcvfix.prom" 2> /dev/null || rc=$?
+check_eq "without the module: exit 2" 2 "$rc"
+check_eq "... and the file says rcvfix_loaded 0" "rcvfix_loaded 0" \
+	"$(grep -v '^#' "$dir/rcvfix.prom")"
+rc=0
+"$ctl" -p -o /nonexistent-$$/rcvfix.prom status 2> /dev/null || rc=$?
+check_eq "--output into a missing directory: exit 5" 5 "$rc"
+rc=0
+"$ctl" -o "$dir/x.prom" enable 2> /dev/null || rc=$?
+check_eq "--output with enable: usage error" 1 "$rc"
+
 check "insmod rcvfix.ko" rcvfix_load
 a=$(netns_new prom-a) && b=$(netns_new prom-b) ||
 	{ fail "create namespaces"; done_testing; }
@@ -44,9 +61,6 @@ ops=(rcvbuf=212992 rcvbuf=65536 rcvbuf=65536)
 in_ns "$a" "$RCVFIX_BIN/sockopt" "${ops[@]}" > /dev/null || fail "sockopt in $a"
 in_ns "$b" "$RCVFIX_BIN/sockopt" "${ops[@]}" > /dev/null || fail "sockopt in $b"
 
-dir=$TMPDIR/textfile-$$
-mkdir -p "$dir"
-on_exit "rm -rf $dir"
 check "rcvfixctl --all --prometheus status --output $dir/rcvfix.prom" \
 	"$ctl" --all --prometheus status --output "$dir/rcvfix.prom"
 left=$(find "$dir" -name 'rcvfix.prom.*')
