@@ -176,6 +176,59 @@ static void print_counters(const struct kvlist *l)
 	}
 }
 
+/* "a:b:c" of last_arm_error as "a on b (owner: c)"; "none" as is. */
+static void print_arm_error(const char *v)
+{
+	const char *h = strchr(v, ':');
+	const char *o = h ? strchr(h + 1, ':') : NULL;
+
+	if (!o) {
+		printf("last arm error:  %s\n", v);
+		return;
+	}
+	printf("last arm error:  %.*s on %.*s (owner: %s)\n", (int)(h - v), v,
+	       (int)(o - h - 1), h + 1, o + 1);
+}
+
+/* Whether the hooks are armed, and why not if arming failed. */
+static void print_arming(const struct kvlist *mod)
+{
+	const char *armed = mod ? kv_get(mod, "armed") : NULL;
+	const char *n = mod ? kv_get(mod, "enabled_namespaces") : NULL;
+	const char *err = mod ? kv_get(mod, "last_arm_error") : NULL;
+	const char *arms = mod ? kv_get(mod, "arms") : NULL;
+	const char *disarms = mod ? kv_get(mod, "disarms") : NULL;
+
+	if (!armed)
+		return;
+	printf("armed:           %s%s\n", armed,
+	       !strcmp(armed, "yes") ?
+		       "" :
+		       " (no callback: the kernel's own code runs)");
+	if (n)
+		printf("enabled in:      %s namespace%s (arms %s, disarms %s)\n",
+		       n, strcmp(n, "1") ? "s" : "", arms ? arms : "?",
+		       disarms ? disarms : "?");
+	if (err && strcmp(err, "none"))
+		print_arm_error(err);
+}
+
+/* Module keys print_text() shows in its own way. */
+static bool text_shown_key(const char *key)
+{
+	static const char *const shown[] = {
+		"version",	   "strategy",	     "targets",
+		"rcvlowat_wakeup", "armed",	     "arms",
+		"disarms",	   "last_arm_error", "enabled_namespaces",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(shown) / sizeof(shown[0]); i++)
+		if (!strcmp(key, shown[i]))
+			return true;
+	return false;
+}
+
 void print_text(const struct module_state *m, const struct nslist *l,
 		const struct kvlist *mod)
 {
@@ -192,16 +245,15 @@ void print_text(const struct module_state *m, const struct nslist *l,
 	v = mod ? kv_get(mod, "targets") : NULL;
 	if (v)
 		printf("targets:         %s\n", v);
+	print_arming(mod);
 	v = mod ? kv_get(mod, "rcvlowat_wakeup") : NULL;
 	if (v)
 		printf("rcvlowat wakeup: %s\n", v);
-	/* Other module keys ("armed", "enabled_namespaces", ...) as they are. */
+	/* Other module keys (arm_failures, ...) as they are. */
 	for (i = 0; mod && i < mod->n; i++) {
 		const char *key = mod->v[i].key;
 
-		if (is_module_key(key) && strcmp(key, "version") &&
-		    strcmp(key, "strategy") && strcmp(key, "targets") &&
-		    strcmp(key, "rcvlowat_wakeup"))
+		if (is_module_key(key) && !text_shown_key(key))
 			printf("%s:%*s%s\n", key,
 			       (int)(strlen(key) < 16 ? 16 - strlen(key) : 1),
 			       "", mod->v[i].val);
@@ -313,6 +365,10 @@ static const struct {
 	{ "rcvfix_loaded", "1 when the rcvfix module is loaded" },
 	{ "rcvfix_module_info", "The rcvfix module's version and strategy" },
 	{ "rcvfix_armed", "1 when the module's hooks are armed" },
+	{ "rcvfix_enabled_namespaces", "Namespaces with net.rcvfix.enable 1" },
+	{ "rcvfix_arms", "Times the hooks were armed since the module loaded" },
+	{ "rcvfix_disarms", "Times the hooks were disarmed since the load" },
+	{ "rcvfix_arm_failures", "Times arming the hooks failed" },
 };
 
 static void prom_family(const char *name, const char *type)

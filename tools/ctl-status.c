@@ -18,11 +18,15 @@
 
 /*
  * Keys of /proc/net/rcvfix that describe the module, not the namespace:
- * the same in every namespace.
+ * the same in every namespace (armed ... last_arm_error: issue 15's
+ * arming on demand).
  */
-static const char *const module_keys[] = { "version", "strategy",
-					   "targets", "rcvlowat_wakeup",
-					   "armed",   "enabled_namespaces" };
+static const char *const module_keys[] = {
+	"version",	  "strategy",		"targets",
+	"armed",	  "enabled_namespaces", "arms",
+	"disarms",	  "arm_failures",	"last_arm_error",
+	"rcvlowat_wakeup"
+};
 
 static void kv_add(struct kvlist *l, const char *key, const char *val)
 {

@@ -124,6 +124,8 @@ static const char *err_hint(const struct netns *ns)
 		return " (entering another namespace needs CAP_SYS_ADMIN: run as root)";
 	case ENOENT:
 		return " (is the rcvfix module loaded? 'modprobe rcvfix')";
+	case EBUSY:
+		return " (another IP-modifying ftrace user, e.g. a livepatch, owns a function rcvfix hooks: see dmesg and 'rcvfixctl status')";
 	default:
 		return "";
 	}
