@@ -7,7 +7,9 @@
 # tests/kmod/rcvfix_test_conflict.ko, rcvfix loaded with the fix enabled
 # nowhere (nothing armed: the target is no module's cost within 0.5%),
 # enabled in another namespace only (armed, the caller's namespace off),
-# enabled in the caller's namespace, and the cgroup/setsockopt BPF program. Every setup is measured in each of
+# enabled in the caller's namespace (and with its tracepoint
+# rcvfix:rcvbuf_set on), and the cgroup/setsockopt BPF program. Every
+# setup is measured in each of
 # BENCH_COST_PASSES passes (2) to show that the figures repeat.
 #
 # Prints a table with ratios to "no module", "target: ..." lines, and every
@@ -28,6 +30,7 @@ sockcost=$bin/bench-sockcost
 cap=$bin/bench-rcvbuf-cap
 conflict=$kmod/rcvfix_test_conflict.ko
 pin=/sys/fs/bpf/rcvfix_bench_cap
+tp=/sys/kernel/tracing/events/rcvfix/rcvbuf_set
 tcp_rmem="4096 425984 40880000"
 # How the fix treats them with tcp_rmem[1] = 425984: 425984 doubles to the
 # default or more (not locked when enabled; swallowed by the BPF program),
@@ -35,7 +38,7 @@ tcp_rmem="4096 425984 40880000"
 opts=(rcvbuf=425984 rcvbuf=65536 keepalive=1)
 keys=(rcvbuf_big rcvbuf_small keepalive)
 labels=("SO_RCVBUF 425984" "SO_RCVBUF 65536" "SO_KEEPALIVE")
-setups=(absent ftrace kprobe disabled elsewhere enabled bpf)
+setups=(absent ftrace kprobe disabled elsewhere enabled traced bpf)
 other=rcvfix-bench-other
 declare -A name=(
 	[absent]="no module"
@@ -44,6 +47,7 @@ declare -A name=(
 	[disabled]="rcvfix loaded, nothing enabled"
 	[elsewhere]="rcvfix enabled in another namespace"
 	[enabled]="rcvfix loaded, enabled"
+	[traced]="enabled, tracepoint rcvbuf_set on"
 	[bpf]="BPF cgroup/setsockopt program"
 )
 declare -A R=()
@@ -73,6 +77,7 @@ on() {	# on SETUP
 	elsewhere) insmod "$ko" && ip netns add "$other" &&
 		ip netns exec "$other" "$bin/rcvfixctl" enable ;;
 	enabled) insmod "$ko" && "$bin/rcvfixctl" enable ;;
+	traced) on enabled && echo 1 > "$tp/enable" ;;
 	bpf) "$cap" -q --pin "$pin" ;;
 	esac
 }
@@ -82,6 +87,7 @@ off() {	# off SETUP
 	ftrace | kprobe) rmmod rcvfix_test_conflict ;;
 	disabled | enabled) rmmod rcvfix ;;
 	elsewhere) ip netns del "$other" && rmmod rcvfix ;;
+	traced) echo 0 > "$tp/enable" && rmmod rcvfix ;;
 	bpf) rm -f "$pin" ;;
 	esac
 }

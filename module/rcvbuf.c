@@ -34,6 +34,7 @@
 #include "netns.h"
 #include "rcvbuf.h"
 #include "rule.h"
+#include "trace.h"
 
 /*
  * What stock __sock_set_rcvbuf() does after it has locked the buffer, since
@@ -87,6 +88,7 @@ static void rcvfix_set_rcvbuf(struct sock *sk, int val, enum rcvfix_path path)
 		rcvfix_proto_set_rcvbuf(sk, sock);
 	}
 	rcvfix_net_count(rn, path, outcome);
+	trace_rcvbuf_set(sk, path, val, size, outcome, req.rmem_default);
 }
 
 /* ---- strategy "callers": sk_setsockopt() and sock_set_rcvbuf() ---- */
