@@ -90,8 +90,8 @@ check "a livepatch of sk_setsockopt is refused while armed" \
 	bash -c "! insmod $livepatch func=sk_setsockopt 2> /dev/null"
 
 # 5. Counting namespaces: the last one out disarms, also by being destroyed.
-a=$(netns_new a)
-rcvfix_enable 1 "$a"
+na=$(netns_new a)
+rcvfix_enable 1 "$na"
 check_eq "second namespace: armed yes, 2 namespaces" "yes 2" "$(state)"
 arms=$(rcvfix_status arms) disarms=$(rcvfix_status disarms)
 rcvfix_enable 0
@@ -99,8 +99,8 @@ check_eq "initial namespace off: still armed for the other" "yes 1" "$(state)"
 check_eq "no re-arm while one namespace stays enabled" "$arms" \
 	"$(rcvfix_status arms)"
 check_eq "writing the same value twice changes nothing" "yes 1" \
-	"$(rcvfix_enable 1 "$a"; state)"
-pp ip netns del "$a"
+	"$(rcvfix_enable 1 "$na"; state)"
+pp ip netns del "$na"
 for i in $(seq 100); do [[ $(state) == "no 0" ]] && break; sleep 0.1; done
 check_eq "namespace destroyed while enabled: disarmed" "no 0" "$(state)"
 check_eq "one disarm counted" $((disarms + 1)) "$(rcvfix_status disarms)"
@@ -113,9 +113,9 @@ else
 fi
 
 # 6. Unload while armed (two namespaces enabled): nothing left behind.
-b=$(netns_new b)
+nb=$(netns_new b)
 rcvfix_enable 1
-rcvfix_enable 1 "$b"
+rcvfix_enable 1 "$nb"
 check_eq "armed again" "yes 2" "$(state)"
 dmesg_mark unload
 pp rmmod rcvfix

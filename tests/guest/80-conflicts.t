@@ -38,15 +38,15 @@ for kind in kprobe ftrace; do
 	check "rcvfix loads beside a $kind on sk_setsockopt (nothing enabled)" \
 		rcvfix_load
 	dmesg_mark "$kind first"
-	got=$("$RCVFIX_BIN/sysctlw" "$E" 1)
-	if [[ $kind == kprobe && $got == "ret=1 errno=0" ]]; then
+	res=$("$RCVFIX_BIN/sysctlw" "$E" 1)
+	if [[ $kind == kprobe && $res == "ret=1 errno=0" ]]; then
 		# 7.3 lets a kprobe with a post_handler register without
 		# owning the ftrace entry: nothing to refuse there.
 		echo "# $KVER: enabling succeeds beside a kprobe with a post_handler"
 		check_eq "rcvfix fixes SO_RCVBUF beside that kprobe" 0 "$(lock_after_rcvbuf)"
 	else
 		check_eq "enabling is refused with EBUSY ($kind)" \
-			"ret=-1 errno=EBUSY" "$got"
+			"ret=-1 errno=EBUSY" "$res"
 		check_eq "the switch stays 0 ($kind)" 0 "$(cat "$E")"
 		check "one dmesg line names the target, EBUSY and the owner ($kind)" \
 			grep -q "rcvfix: cannot hook sk_setsockopt: EBUSY (-16), owner: $([[ $kind == kprobe ]] && echo kprobe || echo livepatch-or-ftrace-ops)" \
