@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Stock is the oracle: the receive-buffer matrix (tests/progs/sockdiff.c:
 # TCP and MPTCP x before bind, after listen, established x SO_RCVBUF[FORCE]
-# x below, equal to, above tcp_rmem[1], already locked; UDP and UNIX), plus
+# x below, equal to, above tcp_rmem[1], already locked (SO_BUF_LOCK; MPTCP,
+# which has none, by a locking SO_RCVBUF); UDP and UNIX), plus
 # bpf_setsockopt() and sock_set_rcvbuf(), run once without the module and
 # once with it enabled, in the same guest and namespace, and compared field
 # by field. A request the rule locks must leave every field as stock does; a

@@ -39,7 +39,8 @@ static const char usage[] =
 "  OPT     rcvbuf | rcvbufforce: setsockopt(SOL_SOCKET, SO_RCVBUF[FORCE])\n"
 "  VALUE   with T = net.ipv4.tcp_rmem[1] here: below T/2-1 (doubled, under\n"
 "          T), equal T/2 (doubled, T), above T, locked (SO_BUF_LOCK with\n"
-"          the receive lock first, then T)\n"
+"          the receive lock first, then T; MPTCP has no SO_BUF_LOCK: there\n"
+"          SO_RCVBUF T/2-1 first, a request that locks)\n"
 "  -p PORT first server port (default 14000; below the ephemeral\n"
 "          range), one more per cell\n"
 "  -T SEC  give up after SEC seconds (default 120), exit 124\n"
@@ -266,9 +267,14 @@ static void snapshot_kernel(const struct cell *c)
 /* The request of @c on @fd, its results recorded under @sock. */
 static void request(const struct cell *c, const char *sock, int fd)
 {
-	int two = 2, r;
+	int two = 2, lockval = tcp_rmem1 / 2 - 1, r;
 
-	if (c->prelock) {
+	/* MPTCP has no SO_BUF_LOCK (EOPNOTSUPP): a locking request first. */
+	if (c->prelock && c->family == 'm') {
+		r = setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &lockval,
+			       sizeof(lockval));
+		out(c, sock, "prelock_rcvbuf=%s", r ? errno_name(errno) : "0");
+	} else if (c->prelock) {
 		r = setsockopt(fd, SOL_SOCKET, SO_BUF_LOCK, &two, sizeof(two));
 		out(c, sock, "prelock=%s", r ? errno_name(errno) : "0");
 	}
