@@ -61,4 +61,16 @@
 #define rcvfix_fregs_set_ip(fregs, ip) ftrace_instruction_pointer_set(fregs, ip)
 #endif
 
+/*
+ * Linux 7.1 made __sock_set_rcvbuf() end with the protocol's set_rcvbuf
+ * operation (TCP: tcp_set_rcvbuf() makes the window clamp follow the new
+ * buffer). Before, there is no such operation: NULL, so nothing is called.
+ */
+#ifdef RCVFIX_HAVE_PROTO_OPS_SET_RCVBUF
+#define rcvfix_proto_ops_set_rcvbuf(ops) ((ops)->set_rcvbuf)
+#else
+#define rcvfix_proto_ops_set_rcvbuf(ops) \
+	((void)(ops), (void (*)(struct sock *, int))NULL)
+#endif
+
 #endif /* _RCVFIX_COMPAT_H */

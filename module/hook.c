@@ -25,11 +25,16 @@ atomic_t rcvfix_hook_inflight = ATOMIC_INIT(0);
  * kallsyms_lookup_name() is not exported; registering a kprobe by symbol
  * name performs the same lookup (including the adjustment past an ENDBR
  * instruction) and tells us the address, or -ENOENT where the compiler
- * inlined the function away. The probe is dropped at once.
+ * inlined the function away. The probe is registered disabled, so it is
+ * never armed (not even briefly on a per-packet function such as
+ * tcp_data_ready()), and dropped at once.
  */
 int rcvfix_hook_resolve(struct rcvfix_hook *hook)
 {
-	struct kprobe kp = { .symbol_name = hook->name };
+	struct kprobe kp = {
+		.symbol_name = hook->name,
+		.flags = KPROBE_FLAG_DISABLED,
+	};
 	int ret;
 
 	ret = register_kprobe(&kp);

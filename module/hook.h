@@ -16,6 +16,8 @@ struct rcvfix_hook {
 	ftrace_func_t entry;		/* decides, per call, to redirect */
 	unsigned long addr;		/* its ftrace location, once resolved */
 	struct ftrace_ops ops;
+	bool optional;			/* may be missing from a kernel */
+	bool missing;			/* optional and not found here */
 	bool armed;
 };
 

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rcvfix: fixes two TCP receive-side behaviours on a running kernel,
- * switchable per network namespace with net.rcvfix.enable:
- *  - setsockopt(SO_RCVBUF) locks the buffer only when it shrinks it below
- *    net.ipv4.tcp_rmem[1] (rcvbuf.c, rule.h);
- *  - SO_RCVLOWAT readers are not woken per packet (rcvlowat.c: native).
+ * rcvfix: fixes a TCP receive-side behaviour on a running kernel, switchable
+ * per network namespace with net.rcvfix.enable, and reports another:
+ *  - setsockopt(SO_RCVBUF) on TCP and MPTCP sockets locks the buffer only
+ *    when it shrinks it below net.ipv4.tcp_rmem[1] (rcvbuf.c, rule.h),
+ *    and MPTCP subflows follow their socket's lock (mptcp.c);
+ *  - SO_RCVLOWAT readers are not woken per packet: native in every kernel
+ *    rcvfix supports, only detected and reported (rcvlowat.c).
  * This file holds only the order of module load and unload.
  *
  *   # sysctl net.ipv4.tcp_rmem        -> 4096 131072 6291456
@@ -58,7 +60,7 @@ static void __exit rcvfix_exit(void)
 module_init(rcvfix_init);
 module_exit(rcvfix_exit);
 
-MODULE_DESCRIPTION("Fix TCP SO_RCVBUF locking and SO_RCVLOWAT wakeups, per network namespace");
+MODULE_DESCRIPTION("Fix TCP SO_RCVBUF locking per network namespace; reports the native SO_RCVLOWAT wakeup");
 MODULE_AUTHOR("rcvfix developers");
 MODULE_LICENSE("GPL");
 MODULE_VERSION(RCVFIX_VERSION);

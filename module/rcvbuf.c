@@ -2,18 +2,20 @@
 /*
  * The SO_RCVBUF lock fix. Stock __sock_set_rcvbuf() always sets
  * SOCK_RCVBUF_LOCK; the replacements here apply rcvfix_rcvbuf_rule()
- * instead, in namespaces where net.rcvfix.enable is 1. Two strategies,
- * chosen at load time and shown in /proc/net/rcvfix:
+ * instead, in namespaces where net.rcvfix.enable is 1, on TCP and MPTCP
+ * stream sockets only (the rule's threshold is TCP's tcp_rmem[1]; other
+ * families keep the kernel's own code, see README "Scope"). Strategy
+ * "callers", shown in /proc/net/rcvfix: __sock_set_rcvbuf() is static in
+ * net/core/sock.c with exactly two callers, both redirected, so no copy
+ * the compiler may have inlined is missed:
  *
- *  direct   __sock_set_rcvbuf() is a traceable function of its own:
- *           redirect it, and every path that sets the buffer follows.
- *  callers  the compiler inlined it into its two callers (Debian's 6.1,
- *           6.12 and 7.x kernels): redirect sock_set_rcvbuf(), used by
- *           in-kernel socket users, and sk_setsockopt(), which serves
- *           setsockopt(SOL_SOCKET) from user space and bpf_setsockopt(),
- *           but only for SO_RCVBUF and SO_RCVBUFFORCE. Every other
- *           option meets one compare in the entry callback and runs the
- *           kernel's own code.
+ *  sock_set_rcvbuf()  used by in-kernel socket users;
+ *  sk_setsockopt()    setsockopt(SOL_SOCKET) from user space and
+ *                     bpf_setsockopt(), but only for SO_RCVBUF and
+ *                     SO_RCVBUFFORCE. Every other option meets one compare
+ *                     in the entry callback and runs the kernel's own code.
+ *
+ * MPTCP subflows follow the MPTCP socket's lock: mptcp.c.
  *
  * In a disabled namespace nothing is redirected: the kernel's code runs.
  */
@@ -22,25 +24,46 @@
 #include <linux/bpf.h>
 #include <linux/capability.h>
 #include <linux/kernel.h>
-#include <linux/sched.h>
 #include <linux/sockptr.h>
 #include <net/sock.h>
-#include <asm/syscall.h>
 
 #include "hook.h"
+#include "mptcp.h"
 #include "netns.h"
 #include "rcvbuf.h"
 #include "rule.h"
+
+/*
+ * What stock __sock_set_rcvbuf() does after it has locked the buffer, since
+ * Linux 7.1: hand the new size to the protocol (TCP: the window clamp
+ * follows it). @sock is sk->sk_socket as read before the buffer was set,
+ * and sock->ops is read once, as stock does. Nothing on older kernels.
+ */
+static void rcvfix_proto_set_rcvbuf(struct sock *sk, struct socket *sock)
+{
+	void (*set_rcvbuf)(struct sock *sk, int val);
+	const struct proto_ops *ops;
+
+	if (!sock)
+		return;
+	ops = READ_ONCE(sock->ops);
+	set_rcvbuf = rcvfix_proto_ops_set_rcvbuf(ops);
+	if (set_rcvbuf)
+		set_rcvbuf(sk, sk->sk_rcvbuf);
+}
 
 /*
  * Set @sk's receive buffer from @val (already clamped by the caller as
  * the stock caller clamps it), with the socket locked by the caller.
  * The namespace's switch is read again here, under the socket lock: a
  * call that waited for the lock while the switch was turned off behaves
- * as stock.
+ * as stock. Every outcome that locks runs what stock runs, in its order;
+ * an avoided lock skips the lock and what the lock brings (on 7.1 and
+ * later the window clamp: autotuning raises it with the buffer).
  */
 static void rcvfix_set_rcvbuf(struct sock *sk, int val, enum rcvfix_path path)
 {
+	struct socket *sock = sk->sk_socket;
 	const struct net *net = sock_net(sk);
 	struct rcvfix_net *rn = rcvfix_net(net);
 	struct rcvfix_rcvbuf_req req = {
@@ -54,13 +77,29 @@ static void rcvfix_set_rcvbuf(struct sock *sk, int val, enum rcvfix_path path)
 	int size;
 
 	outcome = rcvfix_rcvbuf_rule(&req, &size);
-	if (outcome != RCVFIX_LOCK_AVOIDED)
+	if (outcome == RCVFIX_LOCK_AVOIDED) {
+		WRITE_ONCE(sk->sk_rcvbuf, size);
+	} else {
 		sk->sk_userlocks |= SOCK_RCVBUF_LOCK;
-	WRITE_ONCE(sk->sk_rcvbuf, size);
+		WRITE_ONCE(sk->sk_rcvbuf, size);
+		rcvfix_proto_set_rcvbuf(sk, sock);
+	}
 	rcvfix_net_count(rn, path, outcome);
 }
 
 /* ---- strategy "callers": sk_setsockopt() and sock_set_rcvbuf() ---- */
+
+/*
+ * The rule is TCP's: TCP and MPTCP stream sockets over IPv4 and IPv6.
+ * Everything else (UDP, UNIX, SMC, ...) runs the kernel's own code.
+ */
+static __always_inline bool rcvfix_sk_in_scope(const struct sock *sk)
+{
+	return (sk->sk_protocol == IPPROTO_TCP ||
+		sk->sk_protocol == IPPROTO_MPTCP) &&
+	       sk->sk_type == SOCK_STREAM &&
+	       (sk->sk_family == AF_INET || sk->sk_family == AF_INET6);
+}
 
 /*
  * sk_setsockopt() for SO_RCVBUF and SO_RCVBUFFORCE only, line for line the
@@ -112,7 +151,7 @@ static void notrace rcvfix_entry_sk_setsockopt(unsigned long ip,
 	if (likely(optname != SO_RCVBUF && optname != SO_RCVBUFFORCE))
 		return;
 	sk = (struct sock *)rcvfix_fregs_arg(fregs, 0);
-	if (rcvfix_net_enabled(sock_net(sk)))
+	if (rcvfix_sk_in_scope(sk) && rcvfix_net_enabled(sock_net(sk)))
 		rcvfix_hook_redirect(fregs, rcvfix_sk_setsockopt);
 }
 
@@ -131,67 +170,33 @@ static void notrace rcvfix_entry_sock_set_rcvbuf(unsigned long ip,
 {
 	struct sock *sk = (struct sock *)rcvfix_fregs_arg(fregs, 0);
 
-	if (rcvfix_net_enabled(sock_net(sk)))
+	if (rcvfix_sk_in_scope(sk) && rcvfix_net_enabled(sock_net(sk)))
 		rcvfix_hook_redirect(fregs, rcvfix_sock_set_rcvbuf);
-}
-
-/* ---- strategy "direct": __sock_set_rcvbuf() ---- */
-
-/* Which caller reached __sock_set_rcvbuf(), for the counters. */
-static enum rcvfix_path rcvfix_path_of_current(void)
-{
-	if (has_current_bpf_ctx())
-		return RCVFIX_PATH_BPF;
-	if (!(current->flags & PF_KTHREAD) &&
-	    syscall_get_nr(current, task_pt_regs(current)) == __NR_setsockopt)
-		return RCVFIX_PATH_SETSOCKOPT;
-	return RCVFIX_PATH_KERNEL;
-}
-
-static void rcvfix___sock_set_rcvbuf(struct sock *sk, int val)
-{
-	rcvfix_set_rcvbuf(sk, val, rcvfix_path_of_current());
-	rcvfix_hook_done();
-}
-
-static void notrace rcvfix_entry___sock_set_rcvbuf(unsigned long ip,
-						   unsigned long parent_ip,
-						   struct ftrace_ops *ops,
-						   struct ftrace_regs *fregs)
-{
-	struct sock *sk = (struct sock *)rcvfix_fregs_arg(fregs, 0);
-
-	if (rcvfix_net_enabled(sock_net(sk)))
-		rcvfix_hook_redirect(fregs, rcvfix___sock_set_rcvbuf);
 }
 
 /* ---- choosing and arming a strategy ---- */
 
 struct rcvfix_strategy {
 	const char *name;
-	const char *targets;	/* the hooks' names, for the log */
 	struct rcvfix_hook *hooks;
 	unsigned int nr_hooks;
-};
-
-static struct rcvfix_hook rcvfix_direct_hooks[] = {
-	{ .name = "__sock_set_rcvbuf",
-	  .entry = rcvfix_entry___sock_set_rcvbuf },
 };
 
 static struct rcvfix_hook rcvfix_callers_hooks[] = {
 	{ .name = "sk_setsockopt", .entry = rcvfix_entry_sk_setsockopt },
 	{ .name = "sock_set_rcvbuf", .entry = rcvfix_entry_sock_set_rcvbuf },
+	{ .name = RCVFIX_MPTCP_TARGET, .entry = rcvfix_mptcp_entry_sync_intval,
+	  .optional = true },
 };
 
 static struct rcvfix_strategy rcvfix_strategies[] = {
-	{ "direct", "__sock_set_rcvbuf", rcvfix_direct_hooks,
-	  ARRAY_SIZE(rcvfix_direct_hooks) },
-	{ "callers", "sk_setsockopt, sock_set_rcvbuf", rcvfix_callers_hooks,
-	  ARRAY_SIZE(rcvfix_callers_hooks) },
+	{ "callers", rcvfix_callers_hooks, ARRAY_SIZE(rcvfix_callers_hooks) },
 };
 
 static struct rcvfix_strategy *rcvfix_strategy;
+
+/* The hooked functions, for the load log line; "" before init. */
+static char rcvfix_targets[128];
 
 static const char *rcvfix_hook_error(int err)
 {
@@ -228,6 +233,12 @@ static int rcvfix_strategy_arm(struct rcvfix_strategy *s)
 	for (i = 0; i < s->nr_hooks; i++) {
 		hook = &s->hooks[i];
 		ret = rcvfix_hook_resolve(hook);
+		if (ret == -ENOENT && hook->optional) {
+			pr_info("%s: %s; left to the kernel\n", hook->name,
+				rcvfix_hook_error(ret));
+			hook->missing = true;
+			continue;
+		}
 		if (!ret)
 			ret = rcvfix_hook_arm(hook);
 		if (ret)
@@ -243,32 +254,21 @@ err:
 	return ret;
 }
 
-/*
- * Direct where __sock_set_rcvbuf() exists and ftrace can redirect it;
- * otherwise (it was inlined away) its callers.
- */
-static struct rcvfix_strategy *rcvfix_strategy_pick(void)
-{
-	struct rcvfix_hook probe = { .name = rcvfix_direct_hooks[0].name };
-	struct ftrace_ops ops = {};
-	int ret;
-
-	if (rcvfix_hook_resolve(&probe))
-		return &rcvfix_strategies[1];
-	ret = ftrace_set_filter_ip(&ops, probe.addr, 0, 0);
-	ftrace_free_filter(&ops);
-	return ret ? &rcvfix_strategies[1] : &rcvfix_strategies[0];
-}
-
 int rcvfix_rcvbuf_init(void)
 {
-	struct rcvfix_strategy *s = rcvfix_strategy_pick();
+	struct rcvfix_strategy *s = &rcvfix_strategies[0];
+	unsigned int i, n = 0;
 	int ret;
 
 	ret = rcvfix_strategy_arm(s);
 	if (ret)
 		return ret;
 	rcvfix_strategy = s;
+	for (i = 0; i < s->nr_hooks; i++)
+		if (!s->hooks[i].missing)
+			n += scnprintf(rcvfix_targets + n,
+				       sizeof(rcvfix_targets) - n, "%s%s",
+				       n ? ", " : "", s->hooks[i].name);
 	return 0;
 }
 
@@ -286,7 +286,7 @@ const char *rcvfix_rcvbuf_strategy(void)
 
 const char *rcvfix_rcvbuf_targets(void)
 {
-	return rcvfix_strategy ? rcvfix_strategy->targets : "";
+	return rcvfix_targets;
 }
 
 /* "strategy NAME" and "targets F1,F2" lines of /proc/net/rcvfix */
@@ -297,7 +297,8 @@ void rcvfix_rcvbuf_show(struct seq_file *m)
 	seq_printf(m, "strategy %s\n", rcvfix_rcvbuf_strategy());
 	seq_puts(m, "targets ");
 	for (i = 0; rcvfix_strategy && i < rcvfix_strategy->nr_hooks; i++)
-		seq_printf(m, "%s%s", i ? "," : "",
-			   rcvfix_strategy->hooks[i].name);
+		if (!rcvfix_strategy->hooks[i].missing)
+			seq_printf(m, "%s%s", i ? "," : "",
+				   rcvfix_strategy->hooks[i].name);
 	seq_putc(m, '\n');
 }

@@ -5,7 +5,9 @@
  * does this since 4.18 in tcp_data_ready() (commit 03f45c883c6f, "tcp:
  * avoid extra wakeups for SO_RCVLOWAT users"), so on every kernel rcvfix
  * builds for it is native: this file only detects and reports it. The
- * in-guest tests prove the property itself (wakeups per MB).
+ * in-guest tests prove the property itself (wakeups per MB). The probe is a
+ * symbol lookup only: nothing is ever armed on tcp_data_ready(), which runs
+ * for every received packet (see rcvfix_hook_resolve()).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
