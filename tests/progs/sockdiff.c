@@ -37,10 +37,11 @@ static const char usage[] =
 "          accepted and the client socket; bpf: no request from here (a\n"
 "          sock_ops program makes it, see bpf_rcvbuf); socket: udp, unix\n"
 "  OPT     rcvbuf | rcvbufforce: setsockopt(SOL_SOCKET, SO_RCVBUF[FORCE])\n"
-"  VALUE   with T = net.ipv4.tcp_rmem[1] here: below T/2-1 (doubled, under\n"
-"          T), equal T/2 (doubled, T), above T, locked (SO_BUF_LOCK with\n"
-"          the receive lock first, then T; MPTCP has no SO_BUF_LOCK: there\n"
-"          SO_RCVBUF T/2-1 first, a request that locks)\n"
+"  VALUE   with T = net.ipv4.tcp_rmem[1] here: small 4096 (the report's\n"
+"          value), below T/2-1 (doubled, under T), equal T/2 (doubled, T),\n"
+"          above T, locked (SO_BUF_LOCK with the receive lock first, then\n"
+"          T; MPTCP has no SO_BUF_LOCK: there SO_RCVBUF T/2-1 first, a\n"
+"          request that locks)\n"
 "  -p PORT first server port (default 14000; below the ephemeral\n"
 "          range), one more per cell\n"
 "  -T SEC  give up after SEC seconds (default 120), exit 124\n"
@@ -70,7 +71,10 @@ static int tcp_rmem1;
 static const char *const families[] = { "tcp", "mptcp", "udp", "unix" };
 static const char *const stages[] = { "prebind", "listen", "estab" };
 static const char *const opts[] = { "rcvbuf", "rcvbufforce" };
-static const char *const values[] = { "below", "equal", "above", "locked" };
+static const char *const values[] = {
+	"small", "below", "equal", "above", "locked",
+};
+#define N_VALUES (sizeof(values) / sizeof(values[0]))
 
 /* "KEY=VALUE" of socket @sock in @c. */
 static void __attribute__((format(printf, 3, 4)))
@@ -402,10 +406,14 @@ static void parse_cell(struct cell *c, const char *spec, int port)
 		die(EXIT_USAGE, "%s: udp and unix take the stage 'socket'",
 		    spec);
 	c->opt = lookup("option", o, opts, 2) ? SO_RCVBUFFORCE : SO_RCVBUF;
-	vi = lookup("value", v, values, 4);
-	c->val = vi == 0 ? tcp_rmem1 / 2 - 1 : vi == 1 ? tcp_rmem1 / 2 :
-		 tcp_rmem1;
-	c->prelock = vi == 3;
+	vi = lookup("value", v, values, (int)N_VALUES);
+	switch (vi) {
+	case 0: c->val = 4096; break;
+	case 1: c->val = tcp_rmem1 / 2 - 1; break;
+	case 2: c->val = tcp_rmem1 / 2; break;
+	default: c->val = tcp_rmem1; break;
+	}
+	c->prelock = vi == 4;
 	c->port = port;
 }
 
@@ -488,7 +496,8 @@ int main(int argc, char **argv)
 		for (c = 0; c < 4; c++)
 			for (s = 0; s < (c < 2 ? 3 : 1); s++)
 				for (o = 0; o < 2; o++)
-					for (v = 0; v < 4; v++) {
+					for (v = 0; v < (int)N_VALUES;
+					     v++) {
 						snprintf(spec, sizeof(spec),
 							 "%s:%s:%s:%s",
 							 families[c],
