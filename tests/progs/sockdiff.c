@@ -47,7 +47,8 @@ static const char usage[] =
 "  -T SEC  give up after SEC seconds (default 120), exit 124\n"
 "  -K      no kernel view (the iter/tcp BPF program is not loaded)\n"
 "Prints: 'CELL SOCKET KEY=VALUE' lines; SOCKET is listener, accepted,\n"
-"  client (socket, peer for udp, unix), with .sfN for MPTCP_TCPINFO's\n"
+"  client (socket, peer for udp, unix) after the 4 KB exchange, SOCKET@set\n"
+"  right after the request, with .sfN for MPTCP_TCPINFO's\n"
 "  subflows and .kernel for the BPF view (TCP sockets and MPTCP subflows).\n"
 "  A failed getsockopt prints its errno name as the value.\n"
 "Exit: 0 done, 2 usage, 3 setup error, 124 timeout.\n";
@@ -272,6 +273,7 @@ static void snapshot_kernel(const struct cell *c)
 static void request(const struct cell *c, const char *sock, int fd)
 {
 	int two = 2, lockval = tcp_rmem1 / 2 - 1, r;
+	char name[32];
 
 	/* MPTCP has no SO_BUF_LOCK (EOPNOTSUPP): a locking request first. */
 	if (c->prelock && c->family == 'm') {
@@ -284,6 +286,9 @@ static void request(const struct cell *c, const char *sock, int fd)
 	}
 	r = setsockopt(fd, SOL_SOCKET, c->opt, &c->val, sizeof(c->val));
 	out(c, sock, "set=%s", r ? errno_name(errno) : "0");
+	/* As the request left it, before any traffic (autotuning) moves it. */
+	snprintf(name, sizeof(name), "%s@set", sock);
+	snapshot(c, name, fd);
 }
 
 static int stream_socket(const struct cell *c)
