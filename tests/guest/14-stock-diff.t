@@ -30,9 +30,9 @@ TIMING=(
 # MPTCP only: the window a subflow announces last (rcv_wnd, the peer's
 # tcpi_snd_wnd) comes from the connection-level receive space at the moment
 # of that ACK, scaled by the payload/truesize ratio measured on the skbs
-# received so far (tcp_win_from_space()); how the 4 KB were packed and
+# received so far (tcp_win_from_space()); how the 1 KB was packed and
 # moved to the MPTCP socket by then is timing (two stock runs on 7.3 differ
-# by 14976 bytes either way).
+# by 14976 bytes either way, seen with a 4 KB exchange).
 MPTCP_TIMING=(rcv_wnd tcpi_snd_wnd)
 # What an avoided lock changes, besides the lock bit (buf_lock, and
 # userlocks in the kernel view): the window scale offered in the SYN (the

@@ -30,7 +30,7 @@ static const char usage[] =
 "  {tcp,mptcp}:{prebind,listen,estab}:{rcvbuf,rcvbufforce}:VALUE, then\n"
 "  {udp,unix}:socket:{rcvbuf,rcvbufforce}:VALUE.\n"
 "  FAMILY  tcp, mptcp: a listener, its accepted socket and a client over\n"
-"          127.0.0.1 (MPTCP on both ends); 4 KB sent each way\n"
+"          127.0.0.1 (MPTCP on both ends); 1 KB sent each way\n"
 "          udp: one socket; unix: a stream socketpair (request on one end)\n"
 "  STAGE   prebind: on the listener before bind and the client before\n"
 "          connect; listen: on the listener after listen(); estab: on the\n"
@@ -47,13 +47,13 @@ static const char usage[] =
 "  -T SEC  give up after SEC seconds (default 120), exit 124\n"
 "  -K      no kernel view (the iter/tcp BPF program is not loaded)\n"
 "Prints: 'CELL SOCKET KEY=VALUE' lines; SOCKET is listener, accepted,\n"
-"  client (socket, peer for udp, unix) after the 4 KB exchange, SOCKET@set\n"
+"  client (socket, peer for udp, unix) after the 1 KB exchange, SOCKET@set\n"
 "  right after the request, with .sfN for MPTCP_TCPINFO's\n"
 "  subflows and .kernel for the BPF view (TCP sockets and MPTCP subflows).\n"
 "  A failed getsockopt prints its errno name as the value.\n"
 "Exit: 0 done, 2 usage, 3 setup error, 124 timeout.\n";
 
-enum { XCHG_BYTES = 4096 };
+enum { XCHG_BYTES = 1024 };	/* one segment: fits the smallest buffer */
 
 struct cell {
 	char name[64];
