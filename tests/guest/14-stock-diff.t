@@ -67,6 +67,16 @@ T=$(tcp_rmem1 "$ns")
 out=/tmp/rcvfix-diff-$$
 on_exit "rm -f $out.*"
 
+# request_val VALUE: the size sockdiff requests for VALUE (see its --help).
+request_val() {
+	case $1 in
+	small) echo 4096 ;;
+	below) echo $((T / 2 - 1)) ;;
+	equal) echo $((T / 2)) ;;
+	above | locked) echo "$T" ;;
+	esac
+}
+
 # snapshot RUN PORT: the whole matrix into $out.RUN.
 snapshot() {
 	local run=$1 port=$2 v val rc ok=1
@@ -78,12 +88,7 @@ snapshot() {
 	# bpf_setsockopt() from sock_ops: on the client before its SYN
 	# (connect hook) and on the accepted socket (passive established).
 	for v in small below equal above; do
-		case $v in
-		small) val=4096 ;;
-		below) val=$((T / 2 - 1)) ;;
-		equal) val=$((T / 2)) ;;
-		above) val=$T ;;
-		esac
+		val=$(request_val $v)
 		port=$((port + 1))
 		"$RCVFIX_BIN/bpf_rcvbuf" -g "$CG" -p "$port" -c "$val" -P "$val" \
 			-T 60 -- ip netns exec "$ns" "$RCVFIX_BIN/sockdiff" \
@@ -102,13 +107,8 @@ snapshot() {
 	done
 	# sock_set_rcvbuf() on a kernel TCP socket (rcvfix_test_ksock).
 	for v in small below equal above locked; do
-		case $v in
-		small) val=4096 ;;
-		below) val=$((T / 2 - 1)) ;;
-		equal) val=$((T / 2)) ;;
-		above) val=$T ;;
-		locked) val="lock $T" ;;
-		esac
+		val=$(request_val $v)
+		[[ $v == locked ]] && val="lock $val"
 		in_ns "$ns" sh -c 'echo "full $1" > "$2" && cat "$2"' sh "$val" \
 			/proc/rcvfix_test_ksock | tr ' ' '\n' |
 			sed "s/^/tcp:ksock:sock_set_rcvbuf:$v ksock /" >> "$out.$run"
