@@ -31,7 +31,6 @@
  * inlined into mptcp_setsockopt(). Where it is missing, rcvfix loads
  * without it and says so: subflows then keep the kernel's behaviour.
  */
-#include <linux/compiler.h>
 #include <net/sock.h>
 
 #include "hook.h"
@@ -60,6 +59,7 @@ void notrace rcvfix_mptcp_entry_sync_intval(unsigned long ip,
 	if (likely(optname != SO_RCVBUF && optname != SO_RCVBUFFORCE))
 		return;
 	msk = (struct sock *)rcvfix_fregs_arg(fregs, 0);
-	if (!(data_race(msk->sk_userlocks) & SOCK_RCVBUF_LOCK))
+	/* a plain read: a bitfield on 6.1, and racy by design (above) */
+	if (!(msk->sk_userlocks & SOCK_RCVBUF_LOCK))
 		rcvfix_hook_redirect(fregs, rcvfix_mptcp_sync_intval);
 }

@@ -76,12 +76,30 @@ check_sockopt "enable=1, tcp_rmem[1]=$M_T" "$ns" \
 ns_write /proc/sys/net/ipv4/tcp_rmem "$r0 $((2 * h)) $r2" "$ns"
 M_T=$((2 * h)) M_NEW=$M_T
 
-# 5. Other socket kinds follow the same rule (it is SOL_SOCKET-wide).
+# 5. Scope: the rule is TCP's (its threshold is tcp_rmem[1]), for TCP and
+# MPTCP stream sockets over IPv4 and IPv6. Every other socket keeps the
+# kernel's own code: exactly stock, and no counter moves (README "Scope").
 check_sockopt "enable=1, tcp6" "$ns" -f inet6 -- \
 	rcvbuf=$((h - 1)) new rcvbuf=$h
+if in_ns "$ns" "$RCVFIX_BIN/sockopt" -p mptcp get > /dev/null 2>&1; then
+	check_sockopt "enable=1, mptcp" "$ns" -p mptcp -- \
+		rcvbuf=$((h - 1)) new rcvbuf=$h new rcvbufforce=$h
+	check_sockopt "enable=1, mptcp6" "$ns" -f inet6 -p mptcp -- \
+		rcvbuf=$((h - 1)) new rcvbuf=$h
+else
+	echo "# no MPTCP sockets on this kernel: MPTCP rows skipped"
+fi
+M_EN=0
+c0="$(rcvfix_counters setsockopt "$ns") $(rcvfix_counters kernel "$ns")"
 M_NEW=$(cat /proc/sys/net/core/rmem_default)
-check_sockopt "enable=1, udp" "$ns" -t dgram -- \
-	rcvbuf=$((h - 1)) new rcvbuf=$h
+for kind in "inet -t dgram" "inet6 -t dgram" "unix -t stream" "unix -t dgram"; do
+	# shellcheck disable=SC2086 # kind is "FAMILY -t TYPE"
+	check_sockopt "enable=1, $kind: stock" "$ns" -f $kind -- \
+		rcvbuf=$((h - 1)) new rcvbuf=$h new rcvbufforce=INT_MAX
+done
+check_eq "enable=1, other sockets: counters do not move" \
+	"$c0" "$(rcvfix_counters setsockopt "$ns") $(rcvfix_counters kernel "$ns")"
+M_EN=1
 M_NEW=$M_T
 
 # 6. Disabled again at run time: stock behaviour is back at once.

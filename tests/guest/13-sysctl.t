@@ -117,12 +117,12 @@ for p in setsockopt bpf kernel; do
 	want+=" $p.sets $p.locks_set $p.locks_avoided $p.locks_kept"
 done
 check_eq "/proc/net/rcvfix keys" "$want " "$keys"
-# The strategy follows the kernel: direct only where __sock_set_rcvbuf is a
-# function of its own (kallsyms lists it), callers where it was inlined.
-if grep -qE ' [tT] __sock_set_rcvbuf$' /proc/kallsyms; then
-	want_strategy="direct" want_targets="__sock_set_rcvbuf"
-else
-	want_strategy="callers" want_targets="sk_setsockopt,sock_set_rcvbuf"
+# One strategy on every kernel: the two callers of __sock_set_rcvbuf, plus
+# the MPTCP subflow sync where the kernel has it as a traceable function.
+want_strategy="callers" want_targets="sk_setsockopt,sock_set_rcvbuf"
+if grep -qx mptcp_sol_socket_sync_intval \
+	<(awk '{ print $1 }' /sys/kernel/tracing/available_filter_functions); then
+	want_targets+=",mptcp_sol_socket_sync_intval"
 fi
 echo "# strategy on $(uname -r): $(rcvfix_status strategy) ($(rcvfix_status targets))"
 check_eq "/proc/net/rcvfix: strategy for this kernel" "$want_strategy" \

@@ -1,13 +1,16 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# The "direct" strategy: where __sock_set_rcvbuf is a function of its own,
-# rcvfix redirects it alone. No supported kernel has it (it is inlined), so
-# a test module provides a stock copy under that name; rcvfix loaded after
-# it must pick the direct strategy and apply the rule through it.
+# No "direct" strategy: rcvfix always redirects the two callers of
+# __sock_set_rcvbuf (sk_setsockopt, sock_set_rcvbuf), because a traceable
+# __sock_set_rcvbuf cannot prove that no inlined copy is left in them. A test
+# module exporting a function of that name must change nothing: the strategy
+# stays "callers", the module's function is not redirected (it locks, as
+# its stock body does), and setsockopt still follows the rule.
 source "$RCVFIX_REPO/tests/guest/lib.sh"
+need "$RCVFIX_BIN/sockopt"
 
-direct=$RCVFIX_KMOD/rcvfix_test_direct.ko
-[[ -f $direct ]] || skip "test module not built"
+decoy=$RCVFIX_KMOD/rcvfix_test_direct.ko
+[[ -f $decoy ]] || skip "test module not built"
 
 # run VAL: call the test module's __sock_set_rcvbuf; print "rcvbuf lock"
 run() {
@@ -15,29 +18,29 @@ run() {
 		sed -E 's/.*rcvbuf=([0-9]+) lock=([0-9]+)/\1 \2/' /proc/rcvfix_test_direct
 }
 
-pp insmod "$direct"
+pp insmod "$decoy"
+check "kallsyms lists the test module's __sock_set_rcvbuf" \
+	grep -qE ' [tT] __sock_set_rcvbuf\s+\[rcvfix_test_direct\]' /proc/kallsyms
 pp rcvfix_load
-check_eq "strategy is direct" direct "$(rcvfix_status strategy)"
-check_eq "target is __sock_set_rcvbuf" __sock_set_rcvbuf "$(rcvfix_status targets)"
-check "dmesg reports the direct strategy" \
-	grep -q 'rcvfix: .* loaded: strategy direct (__sock_set_rcvbuf)' <(dmesg)
+check_eq "strategy stays callers" callers "$(rcvfix_status strategy)"
+check "targets are the callers" \
+	grep -qE '^sk_setsockopt,sock_set_rcvbuf(,|$)' <<< "$(rcvfix_status targets)"
+check "dmesg reports the callers strategy" \
+	grep -q 'rcvfix: .* loaded: strategy callers (sk_setsockopt, sock_set_rcvbuf' <(dmesg)
 
 rmem1=$(sysctl -n net.ipv4.tcp_rmem | awk '{ print $2 }')
 half=$((rmem1 / 2))
-
-check_eq "disabled: stock locks at tcp_rmem[1]" "$rmem1 2" "$(run $half)"
 echo 1 > /proc/sys/net/rcvfix/enable
-check_eq "enabled: no lock at tcp_rmem[1]" "$rmem1 0" "$(run $half)"
-check_eq "enabled: lock one below tcp_rmem[1]" "$((rmem1 - 2)) 2" "$(run $((half - 1)))"
-check_eq "enabled: a lock already set stays" "$rmem1 2" "$(run "lock $half")"
-check_eq "counted on the kernel path" 3 "$(rcvfix_status kernel.sets)"
-check_eq "one lock avoided" 1 "$(rcvfix_status kernel.locks_avoided)"
-check_eq "one lock kept" 1 "$(rcvfix_status kernel.locks_kept)"
-check "the callers' functions are not hooked" \
-	bash -c "! grep -qE '^(sk_setsockopt|sock_set_rcvbuf) ' /sys/kernel/tracing/enabled_functions"
+check_eq "enabled: the test module's function is not redirected (locks)" \
+	"$rmem1 2" "$(run $half)"
+check_eq "enabled: setsockopt still follows the rule" \
+	"op=rcvbuf=$half ret=0 errno=0 rcvbuf=$rmem1 lock=0" \
+	"$("$RCVFIX_BIN/sockopt" rcvbuf=$half)"
+check "__sock_set_rcvbuf is not hooked" \
+	bash -c "! grep -q '^__sock_set_rcvbuf' /sys/kernel/tracing/enabled_functions"
+echo 0 > /proc/sys/net/rcvfix/enable
 
 pp rcvfix_unload
-check_eq "stock after unload" "$rmem1 2" "$(run $half)"
 pp rmmod rcvfix_test_direct
 
 done_testing

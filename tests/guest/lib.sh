@@ -344,3 +344,47 @@ cgroup2_mount() {
 		on_exit "umount $CGROUP2; rmdir $CGROUP2"
 	fi
 }
+
+# wscale_pair LABEL SRV_NS CLI_NS ADDR PORT SERVER_ARGS CLIENT_ARGS: one
+# connection of $RCVFIX_BIN/wscale from CLI_NS to ADDR:PORT in SRV_NS. Sets S
+# and C to the server's and the client's result lines and SS to the
+# `ss -tnmH` lines (TCP sockets and MPTCP subflows, with skmem) of CLI_NS
+# while the connection is established, before any data (both ends hold
+# until ss has looked). Returns 1 on failure.
+wscale_pair() {
+	local label=$1 sns=$2 cns=$3 addr=$4 port=$5 out=/tmp/rcvfix-wp-$$
+	local cout=/tmp/rcvfix-wpc-$$ gate=/tmp/rcvfix-wpg-$$ spid cpid
+	S= C= SS=
+	rm -f "$gate"
+	# shellcheck disable=SC2086 # $6 and $7 are lists of options
+	in_ns "$sns" "$RCVFIX_BIN/wscale" server -a "$addr" -p "$port" -T 30 \
+		-H "$gate" $6 > "$out" 2>&1 &
+	spid=$!
+	if ! wait_for "$out" listening 20; then
+		fail "$label: server listening" "$(cat "$out")"
+		kill $spid 2> /dev/null
+		return 1
+	fi
+	# shellcheck disable=SC2086
+	in_ns "$cns" "$RCVFIX_BIN/wscale" client -a "$addr" -p "$port" -T 30 \
+		-H "$gate" $7 > "$cout" 2>&1 &
+	cpid=$!
+	wait_for "$cout" holding 20 && wait_for "$out" holding 20 &&
+		SS=$(in_ns "$cns" ss -tnmH state established | tr '\n\t' '  ')
+	touch "$gate"
+	wait $cpid $spid
+	rm -f "$gate"
+	S=$(grep '^side=server' "$out")
+	C=$(grep '^side=client' "$cout")
+	rm -f "$out" "$cout"
+	echo "# $label: $S"
+	echo "# $label: $C"
+	echo "# $label: ss: $SS"
+	[[ -n $S && -n $C ]] || {
+		fail "$label: connection completed" "server: $S" "client: $C"
+		return 1
+	}
+}
+
+# ss_rb SS: the first receive-buffer size (skmem rb) in `ss -m` output SS.
+ss_rb() { grep -oE '\brb[0-9]+' <<< "$1" | head -1 | tr -d rb; }

@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * rcvfix_test_direct: test-only module that provides a function named
- * __sock_set_rcvbuf, a copy of the stock one, so that rcvfix loaded after
- * it finds that symbol and uses its "direct" strategy on it. No kernel
- * the project supports has __sock_set_rcvbuf as a symbol of its own; this
- * is how the tests exercise that strategy. Writing "[lock] VAL" to
+ * __sock_set_rcvbuf, a copy of the stock one: rcvfix loaded after it must
+ * not be misled by that symbol (it always redirects the callers of the
+ * kernel's own, inlined copy; test 81). Writing "[lock] VAL" to
  * /proc/rcvfix_test_direct calls it on a fresh kernel TCP socket in the
  * writer's namespace; reading prints "val=VAL rcvbuf=N lock=BITS". The
  * /proc file itself is rcvfix_test_proc.h.
@@ -44,5 +43,5 @@ static void __exit direct_exit(void)
 
 module_init(direct_init);
 module_exit(direct_exit);
-MODULE_DESCRIPTION("rcvfix test: a __sock_set_rcvbuf for the direct strategy");
+MODULE_DESCRIPTION("rcvfix test: a decoy __sock_set_rcvbuf that must not change the strategy");
 MODULE_LICENSE("GPL");

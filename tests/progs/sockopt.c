@@ -11,7 +11,7 @@
 #include <sys/socket.h>
 
 static const char usage[] =
-"usage: sockopt [-f inet|inet6|unix] [-t stream|dgram] OP...\n"
+"usage: sockopt [-f inet|inet6|unix] [-t stream|dgram] [-p PROTO] OP...\n"
 "Runs each OP in order on one socket (TCP over IPv4 by default) and prints\n"
 "  op=<OP> ret=<rc> errno=<name|0> rcvbuf=<SO_RCVBUF> lock=<SO_BUF_LOCK>\n"
 "OPs:\n"
@@ -25,7 +25,8 @@ static const char usage[] =
 "  new         close the socket, open a fresh one, print its state\n"
 "  dropcap     drop CAP_NET_ADMIN from this process (all sets)\n"
 "  write:PATH=DATA  write DATA to the file PATH (e.g. a sysctl) in between\n"
-"Flags: -n N  run the OP list N times (fresh socket each time), printing\n"
+"Flags: -p PROTO  socket()'s protocol: 0 (default), tcp, udp or mptcp\n"
+"       -n N  run the OP list N times (fresh socket each time), printing\n"
 "             only the last run (a load generator for unload tests)\n"
 "Exit: 0 when every OP ran (whatever setsockopt returned), 2 usage,\n"
 "3 when the socket cannot be created or read back.\n";
@@ -44,12 +45,12 @@ static const struct opt_name opt_names[] = {
 	{ "rcvlowat", SO_RCVLOWAT },
 };
 
-static int family = AF_INET, type = SOCK_STREAM;
+static int family = AF_INET, type = SOCK_STREAM, protocol;
 static int quiet;	/* -n: suppress output of all runs but the last */
 
 static int open_socket(void)
 {
-	int fd = socket(family, type, 0);
+	int fd = socket(family, type, protocol);
 
 	if (fd < 0)
 		die(EXIT_SETUP, "socket: %s", strerror(errno));
@@ -201,6 +202,15 @@ int main(int argc, char **argv)
 			       !strcmp(t, "dgram") ? SOCK_DGRAM : -1;
 			if (type < 0)
 				die(EXIT_USAGE, "unknown type '%s'", t);
+		} else if (!strcmp(a, "-p")) {
+			const char *p = argv[++i];
+
+			protocol = !strcmp(p, "0") ? 0 :
+				   !strcmp(p, "tcp") ? IPPROTO_TCP :
+				   !strcmp(p, "udp") ? IPPROTO_UDP :
+				   !strcmp(p, "mptcp") ? IPPROTO_MPTCP : -1;
+			if (protocol < 0)
+				die(EXIT_USAGE, "unknown protocol '%s'", p);
 		} else if (!strcmp(a, "-n")) {
 			runs = parse_ll("-n", argv[++i]);
 			if (runs < 1)

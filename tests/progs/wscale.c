@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * wscale: one TCP connection between a server and a client (run each mode in
- * its own network namespace), with an optional SO_RCVBUF before listen() or
- * connect(); prints the window scales from TCP_INFO and the buffer lock.
+ * wscale: one TCP (or MPTCP) connection between a server and a client (run
+ * each mode in its own network namespace), with an optional SO_RCVBUF before
+ * bind() or connect(), after listen() or on the connected socket; prints the
+ * window scales from TCP_INFO (MPTCP: of the first subflow, MPTCP_TCPINFO),
+ * the buffer lock and TCP_WINDOW_CLAMP.
  */
 #include "common.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <linux/mptcp.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -15,26 +18,94 @@
 
 static const char usage[] =
 "usage: wscale server|client [-a ADDR] [-p PORT] [-r RCVBUF] [-s BYTES]\n"
-"              [-T SECONDS]\n"
+"              [-T SECONDS] [-m] [-w socket|listen|conn] [-H FILE]\n"
 "  server: listen on ADDR:PORT (default 0.0.0.0:40000), accept one\n"
 "          connection; prints 'listening' once ready\n"
 "  client: connect to ADDR:PORT (default 127.0.0.1:40000), retrying while\n"
 "          refused\n"
-"  -r RCVBUF  setsockopt(SO_RCVBUF) on the listener before listen(), or on\n"
+"  -r RCVBUF  setsockopt(SO_RCVBUF) on the listener before bind(), or on\n"
 "             the client before connect()\n"
+"  -w WHEN    when -r applies: socket (default, as above), listen (server:\n"
+"             on the listener after listen()), conn (on the connected socket:\n"
+"             the accepted one, or the client's after connect())\n"
+"  -m         MPTCP sockets (IPPROTO_MPTCP) instead of TCP\n"
+"  -H FILE    once connected (and -r applied), print 'holding' and wait\n"
+"             until FILE exists before the transfer (for ss to look)\n"
 "  -s BYTES   send BYTES, then shut down writing; both sides read to EOF\n"
 "  -T SECONDS give up after this long (default 20), exit 124\n"
 "Prints: side=<mode> rcv_wscale=<ours> snd_wscale=<peer's> rcvbuf=<at\n"
 "  connect> lock=<SO_BUF_LOCK at connect> rcvbuf_end=.. lock_end=..\n"
-"  sent=<bytes> received=<bytes> [listener_rcvbuf=.. listener_lock=..]\n";
+"  sent=<bytes> received=<bytes> clamp=<TCP_WINDOW_CLAMP at connect, -1\n"
+"  for MPTCP> [subflows=N] [listener_rcvbuf=.. listener_lock=..]\n"
+"  (\"at connect\": once connected and -r applied)\n";
+
+static int use_mptcp;
+
+static int new_socket(void)
+{
+	int fd = socket(AF_INET, SOCK_STREAM, use_mptcp ? IPPROTO_MPTCP : 0);
+
+	if (fd < 0)
+		die(EXIT_SETUP, "socket: %s", strerror(errno));
+	return fd;
+}
+
+/* TCP_WINDOW_CLAMP, or -1 where the socket does not offer it (MPTCP). */
+static int get_clamp(int fd)
+{
+	socklen_t len = sizeof(int);
+	int v;
+
+	if (getsockopt(fd, IPPROTO_TCP, TCP_WINDOW_CLAMP, &v, &len))
+		return -1;
+	return v;
+}
+
+/*
+ * TCP_INFO of a TCP socket, or of the first subflow of an MPTCP socket
+ * (MPTCP_TCPINFO); returns the number of subflows (1 for TCP, 0 for an
+ * MPTCP socket fallen back to TCP, whose TCP_INFO is its subflow's).
+ */
+static int get_tcp_info(int fd, struct tcp_info *ti)
+{
+	struct {
+		struct mptcp_subflow_data d;
+		struct tcp_info ti[4];
+	} mi;
+	socklen_t len = sizeof(*ti);
+
+	memset(ti, 0, sizeof(*ti));
+	if (!use_mptcp) {
+		if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, ti, &len))
+			die(EXIT_SETUP, "getsockopt(TCP_INFO): %s",
+			    strerror(errno));
+		return 1;
+	}
+	memset(&mi, 0, sizeof(mi));
+	mi.d.size_subflow_data = sizeof(mi.d);
+	mi.d.size_user = sizeof(struct tcp_info);
+	len = sizeof(mi);
+	if (getsockopt(fd, SOL_MPTCP, MPTCP_TCPINFO, &mi, &len)) {
+		len = sizeof(*ti);
+		if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, ti, &len))
+			die(EXIT_SETUP, "getsockopt(MPTCP_TCPINFO, TCP_INFO): %s",
+			    strerror(errno));
+		return 0;
+	}
+	if (mi.d.num_subflows)
+		memcpy(ti, &mi.ti[0], sizeof(*ti));
+	return mi.d.num_subflows;
+}
 
 struct buf_state {
-	int rcvbuf, lock;
+	int rcvbuf, lock, clamp;
 };
+
+static int get_tcp_info(int fd, struct tcp_info *ti);
 
 static struct buf_state get_buf_state(int fd)
 {
-	struct buf_state st = { -1, -1 };
+	struct buf_state st = { -1, -1, -1 };
 	socklen_t len = sizeof(int);
 
 	if (getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &st.rcvbuf, &len))
@@ -42,6 +113,7 @@ static struct buf_state get_buf_state(int fd)
 	len = sizeof(int);
 	if (getsockopt(fd, SOL_SOCKET, SO_BUF_LOCK, &st.lock, &len))
 		st.lock = -1;
+	st.clamp = get_clamp(fd);
 	return st;
 }
 
@@ -107,20 +179,34 @@ static long long transfer(int fd, long long to_send, long long *sent)
 	return received;
 }
 
-static void report(const char *side, int fd, struct buf_state at_start,
-		   long long sent, long long received, const int *listener)
+static void hold_open(const char *file)
 {
-	struct tcp_info ti;
-	socklen_t len = sizeof(ti);
+	if (!file)
+		return;
+	printf("holding\n");
+	fflush(stdout);
+	while (access(file, F_OK))
+		usleep(20000);
+}
+
+/*
+ * @ti and @subflows were read at connect: an MPTCP socket that has closed
+ * its subflows after the transfer has none left to read them from.
+ */
+static void report(const char *side, int fd, struct buf_state at_start,
+		   const struct tcp_info *tip, int subflows, long long sent,
+		   long long received, const int *listener)
+{
+	const struct tcp_info ti = *tip;
 	struct buf_state end = get_buf_state(fd);
 
-	memset(&ti, 0, sizeof(ti));
-	if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &len))
-		die(EXIT_SETUP, "getsockopt(TCP_INFO): %s", strerror(errno));
 	printf("side=%s rcv_wscale=%u snd_wscale=%u rcvbuf=%d lock=%d "
-	       "rcvbuf_end=%d lock_end=%d sent=%lld received=%lld",
+	       "rcvbuf_end=%d lock_end=%d sent=%lld received=%lld clamp=%d",
 	       side, ti.tcpi_rcv_wscale, ti.tcpi_snd_wscale, at_start.rcvbuf,
-	       at_start.lock, end.rcvbuf, end.lock, sent, received);
+	       at_start.lock, end.rcvbuf, end.lock, sent, received,
+	       at_start.clamp);
+	if (use_mptcp)
+		printf(" subflows=%d", subflows);
 	if (listener)
 		printf(" listener_rcvbuf=%d listener_lock=%d", listener[0],
 		       listener[1]);
@@ -132,19 +218,31 @@ int main(int argc, char **argv)
 {
 	const char *mode, *addr = NULL;
 	int port = 40000, rcvbuf = -1, timeout = 20, fd, c;
+	const char *hold = NULL;
+	char when = 's';
 	long long to_send = 0, sent, received;
 	struct sockaddr_in sa;
 	struct buf_state st;
+	struct tcp_info ti;
+	int subflows;
 
 	prog_name = "wscale";
 	mode = mode_arg(argc, argv, usage, "server", "client");
-	while ((c = getopt(argc, argv, "a:p:r:s:T:")) != -1) {
+	while ((c = getopt(argc, argv, "a:p:r:s:T:mw:H:")) != -1) {
 		switch (c) {
 		case 'a': addr = optarg; break;
 		case 'p': port = parse_int("-p", optarg); break;
 		case 'r': rcvbuf = parse_int("-r", optarg); break;
 		case 's': to_send = parse_ll("-s", optarg); break;
 		case 'T': timeout = parse_int("-T", optarg); break;
+		case 'm': use_mptcp = 1; break;
+		case 'H': hold = optarg; break;
+		case 'w':
+			if (strcmp(optarg, "socket") && strcmp(optarg, "listen") &&
+			    strcmp(optarg, "conn"))
+				die(EXIT_USAGE, "-w: socket, listen or conn");
+			when = optarg[0] == 'c' ? 'c' : optarg[0] == 'l' ? 'l' : 's';
+			break;
 		default: die(EXIT_USAGE, "bad option (try --help)");
 		}
 	}
@@ -153,16 +251,20 @@ int main(int argc, char **argv)
 	if (!addr)
 		addr = mode[0] == 's' ? "0.0.0.0" : "127.0.0.1";
 	ipv4_addr(&sa, addr, port);
+	if (when == 'l' && mode[0] != 's')
+		die(EXIT_USAGE, "-w listen: server only");
 	watchdog(timeout);
 
-	fd = tcp_socket();
-	if (rcvbuf >= 0)
+	fd = new_socket();
+	if (rcvbuf >= 0 && when == 's')
 		set_rcvbuf(fd, rcvbuf);
 
 	if (mode[0] == 's') {
 		int conn, listener[2];
 
 		tcp_listen(fd, &sa, addr, port);
+		if (rcvbuf >= 0 && when == 'l')
+			set_rcvbuf(fd, rcvbuf);
 		st = get_buf_state(fd);
 		listener[0] = st.rcvbuf;
 		listener[1] = st.lock;
@@ -171,9 +273,13 @@ int main(int argc, char **argv)
 		conn = accept(fd, NULL, NULL);
 		if (conn < 0)
 			die(EXIT_SETUP, "accept: %s", strerror(errno));
+		if (rcvbuf >= 0 && when == 'c')
+			set_rcvbuf(conn, rcvbuf);
 		st = get_buf_state(conn);
+		subflows = get_tcp_info(conn, &ti);
+		hold_open(hold);
 		received = transfer(conn, to_send, &sent);
-		report(mode, conn, st, sent, received, listener);
+		report(mode, conn, st, &ti, subflows, sent, received, listener);
 		close(conn);
 	} else {
 		while (connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
@@ -183,13 +289,17 @@ int main(int argc, char **argv)
 			/* Server not listening yet: new socket, same options. */
 			close(fd);
 			usleep(20000);
-			fd = tcp_socket();
-			if (rcvbuf >= 0)
+			fd = new_socket();
+			if (rcvbuf >= 0 && when == 's')
 				set_rcvbuf(fd, rcvbuf);
 		}
+		if (rcvbuf >= 0 && when == 'c')
+			set_rcvbuf(fd, rcvbuf);
 		st = get_buf_state(fd);
+		subflows = get_tcp_info(fd, &ti);
+		hold_open(hold);
 		received = transfer(fd, to_send, &sent);
-		report(mode, fd, st, sent, received, NULL);
+		report(mode, fd, st, &ti, subflows, sent, received, NULL);
 	}
 	close(fd);
 	return 0;

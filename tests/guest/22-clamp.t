@@ -1,0 +1,65 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# TCP_WINDOW_CLAMP after SO_RCVBUF on an established TCP socket (client after
+# connect, accepted socket), compared with stock observed in this run. Since
+# Linux 7.1 a locking SO_RCVBUF also sets the window clamp (set_rcvbuf):
+# rcvfix must do the same for every request it locks; a request whose lock
+# it avoids leaves the clamp as without SO_RCVBUF (autotuning raises it).
+source "$RCVFIX_REPO/tests/guest/lib.sh"
+need "$RCVFIX_KO" "$RCVFIX_BIN/wscale"
+
+rcvfix_unload
+cns=$(netns_new cla)	# client side
+sns=$(netns_new clb)	# server side
+veth_pair "$cns" "$sns" 10.99.22.1 10.99.22.2 || skip "cannot create veth pair"
+T=$(tcp_rmem1 "$sns")
+SMALL=2048		# doubled: 4096, below tcp_rmem[1]: locked
+BIG=$((T / 2))		# doubled: tcp_rmem[1]: the lock is avoided
+port=42200
+
+# pair LABEL SERVER_ARGS CLIENT_ARGS: one connection, sets S and C.
+pair() {
+	port=$((port + 1))
+	wscale_pair "$1" "$sns" "$cns" 10.99.22.2 $port "$2" "$3"
+}
+# fields LINE: what must equal stock for a locked request
+fields() { echo "clamp=$(kv clamp "$1") rcvbuf=$(kv rcvbuf "$1") lock=$(kv lock "$1")"; }
+
+declare -A ref
+run_all() {	# run_all TAG: every case, results into ref[TAG,case]
+	pair "$1 none" "" "" || return 1
+	ref[$1,none_c]=$(fields "$C") ref[$1,none_s]=$(fields "$S")
+	pair "$1 client $SMALL" "" "-w conn -r $SMALL" || return 1
+	ref[$1,small_c]=$(fields "$C")
+	pair "$1 accepted $SMALL" "-w conn -r $SMALL" "" || return 1
+	ref[$1,small_s]=$(fields "$S")
+	pair "$1 client $BIG" "" "-w conn -r $BIG" || return 1
+	ref[$1,big_c]=$(fields "$C")
+	pair "$1 accepted $BIG" "-w conn -r $BIG" "" || return 1
+	ref[$1,big_s]=$(fields "$S")
+}
+
+run_all stock || done_testing
+check_eq "stock: SO_RCVBUF $SMALL locks" 2 "$(kv lock "${ref[stock,small_c]}")"
+
+rcvfix_load || { fail "load rcvfix"; done_testing; }
+rcvfix_enable 1 "$cns"
+rcvfix_enable 1 "$sns"
+run_all fixed || done_testing
+
+check_eq "locked, client after connect: clamp, buffer, lock as stock" \
+	"${ref[stock,small_c]}" "${ref[fixed,small_c]}"
+check_eq "locked, accepted socket: clamp, buffer, lock as stock" \
+	"${ref[stock,small_s]}" "${ref[fixed,small_s]}"
+check_eq "no SO_RCVBUF: clamp as stock (client)" \
+	"${ref[stock,none_c]}" "${ref[fixed,none_c]}"
+# Avoided: the clamp of a socket without SO_RCVBUF, the buffer size that
+# stock sets, no lock.
+expect="clamp=$(kv clamp "${ref[stock,none_c]}") rcvbuf=$(kv rcvbuf "${ref[stock,big_c]}") lock=0"
+check_eq "avoided, client after connect: clamp as without SO_RCVBUF" \
+	"$expect" "${ref[fixed,big_c]}"
+expect="clamp=$(kv clamp "${ref[stock,none_s]}") rcvbuf=$(kv rcvbuf "${ref[stock,big_s]}") lock=0"
+check_eq "avoided, accepted socket: clamp as without SO_RCVBUF" \
+	"$expect" "${ref[fixed,big_s]}"
+
+done_testing
