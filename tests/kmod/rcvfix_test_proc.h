@@ -2,11 +2,12 @@
 /*
  * The /proc file of the rcvfix test modules that call a receive-buffer
  * setter on a fresh kernel TCP socket (rcvfix_test_ksock, rcvfix_test_direct).
- * Writing "[lock] VAL" creates the socket in the writer's network namespace,
- * sets SOCK_RCVBUF_LOCK first with "lock", and calls the module's
+ * Writing "[full] [lock] VAL" creates the socket in the writer's network
+ * namespace, sets SOCK_RCVBUF_LOCK first with "lock", and calls the module's
  * test_proc_call(sk, VAL, prelock); reading prints the result of the last
  * write, "val=VAL rcvbuf=<sk_rcvbuf> lock=<sk_userlocks>" (lock bits as
- * SO_BUF_LOCK reports them: 2 = receive buffer locked), or "none".
+ * SO_BUF_LOCK reports them: 2 = receive buffer locked), or "none"; "full"
+ * adds " sndbuf=.. window_clamp=.. rcv_ssthresh=.." (the stock-diff test).
  * Included by one .c file per module: its state is the module's own.
  */
 #ifndef RCVFIX_TEST_PROC_H
@@ -21,20 +22,21 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 #include <net/sock.h>
+#include <net/tcp.h>
 
 /* Defined by the module: the call under test on @sk, not locked. */
 static void test_proc_call(struct sock *sk, int val, bool prelock);
 
 static DEFINE_MUTEX(test_proc_lock);
-static char test_proc_result[96] = "none\n";
+static char test_proc_result[160] = "none\n";
 static struct proc_dir_entry *test_proc_entry;
 
 /* One test_proc_call() on a fresh kernel socket in @net. */
-static int test_proc_run(struct net *net, int val, bool prelock)
+static int test_proc_run(struct net *net, int val, bool prelock, bool full)
 {
 	struct socket *sock;
 	struct sock *sk;
-	int err;
+	int err, n;
 
 	err = sock_create_kern(net, AF_INET, SOCK_STREAM, IPPROTO_TCP, &sock);
 	if (err)
@@ -42,9 +44,17 @@ static int test_proc_run(struct net *net, int val, bool prelock)
 	sk = sock->sk;
 	test_proc_call(sk, val, prelock);
 	lock_sock(sk);
-	snprintf(test_proc_result, sizeof(test_proc_result),
-		 "val=%d rcvbuf=%d lock=%u\n", val, READ_ONCE(sk->sk_rcvbuf),
-		 sk->sk_userlocks & (SOCK_SNDBUF_LOCK | SOCK_RCVBUF_LOCK));
+	n = snprintf(test_proc_result, sizeof(test_proc_result),
+		     "val=%d rcvbuf=%d lock=%u", val, READ_ONCE(sk->sk_rcvbuf),
+		     sk->sk_userlocks & (SOCK_SNDBUF_LOCK | SOCK_RCVBUF_LOCK));
+	if (full)
+		n += snprintf(test_proc_result + n,
+			      sizeof(test_proc_result) - n,
+			      " sndbuf=%d window_clamp=%u rcv_ssthresh=%u",
+			      READ_ONCE(sk->sk_sndbuf),
+			      READ_ONCE(tcp_sk(sk)->window_clamp),
+			      READ_ONCE(tcp_sk(sk)->rcv_ssthresh));
+	snprintf(test_proc_result + n, sizeof(test_proc_result) - n, "\n");
 	release_sock(sk);
 	sock_release(sock);
 	return 0;
@@ -54,7 +64,7 @@ static ssize_t test_proc_write(struct file *file, const char __user *ubuf,
 			       size_t count, loff_t *ppos)
 {
 	char buf[32], *p;
-	bool prelock = false;
+	bool prelock = false, full = false;
 	int val, err;
 
 	if (count >= sizeof(buf))
@@ -63,6 +73,10 @@ static ssize_t test_proc_write(struct file *file, const char __user *ubuf,
 		return -EFAULT;
 	buf[count] = '\0';
 	p = strim(buf);
+	if (!strncmp(p, "full ", 5)) {
+		full = true;
+		p = skip_spaces(p + 5);
+	}
 	if (!strncmp(p, "lock ", 5)) {
 		prelock = true;
 		p = skip_spaces(p + 5);
@@ -72,7 +86,8 @@ static ssize_t test_proc_write(struct file *file, const char __user *ubuf,
 		return err;
 
 	mutex_lock(&test_proc_lock);
-	err = test_proc_run(current->nsproxy->net_ns, val, prelock);
+	err = test_proc_run(current->nsproxy->net_ns, val, prelock,
+			    full);
 	mutex_unlock(&test_proc_lock);
 	return err ? err : count;
 }
