@@ -1,0 +1,48 @@
+# SPDX-License-Identifier: GPL-2.0
+# Helpers for the container tests (73-podman, 74-kmod-image), sourced after
+# lib.sh: Podman as root with everything on the guest's tmpfs (the host's /
+# is read-only 9p here) and a tiny root filesystem made of host binaries.
+
+# podman ARGS...: the real podman, its storage and state under /tmp (tmpfs),
+# vfs storage (no overlay mount on tmpfs needed), cgroupfs (no systemd in
+# the guest), no event journal, crun as the OCI runtime.
+PODMAN_DIR=/tmp/rcvfix-podman-$$
+podman() {
+	command podman --root "$PODMAN_DIR/root" --runroot "$PODMAN_DIR/run" \
+		--tmpdir "$PODMAN_DIR/tmp" --storage-driver vfs \
+		--cgroup-manager cgroupfs --events-backend none --runtime crun \
+		"$@"
+}
+
+# podman_setup: skip unless podman and crun are installed; prepare its
+# folders, removed at exit.
+podman_setup() {
+	local t
+	for t in podman crun conmon; do
+		command -v "$t" > /dev/null ||
+			skip "$t missing: install podman, crun and conmon (make deps)"
+	done
+	mkdir -p "$PODMAN_DIR/tmp" || return 1
+	on_exit "podman rm -af -t 0; rm -rf $PODMAN_DIR"
+}
+
+# rootfs_new DIR PROGRAM...: a root filesystem in DIR with busybox-static
+# (sh, cat, cp ...) in /bin and each PROGRAM with the shared libraries
+# ldd lists for it.
+rootfs_new() {
+	local dir=$1 p lib
+	shift
+	if [[ ! -x /bin/busybox ]] || ldd /bin/busybox > /dev/null 2>&1; then
+		skip "/bin/busybox is not static: install busybox-static (make deps)"
+	fi
+	mkdir -p "$dir"/{bin,dev,proc,sys,tmp,etc} || return 1
+	cp /bin/busybox "$dir/bin/" || return 1
+	for p in sh cat cp ls; do ln -s busybox "$dir/bin/$p"; done
+	for p in "$@"; do
+		cp "$p" "$dir/bin/" || return 1
+		for lib in $(ldd "$p" | grep -o '/[^ ]*'); do
+			mkdir -p "$dir${lib%/*}" && cp -L "$lib" "$dir$lib" ||
+				return 1
+		done
+	done
+}
