@@ -5,7 +5,9 @@
 
 # podman ARGS...: the real podman, its storage and state under /tmp (tmpfs),
 # vfs storage (no overlay mount on tmpfs needed), cgroupfs (no systemd in
-# the guest), no event journal, crun as the OCI runtime.
+# the guest), no event journal, crun as the OCI runtime. (Podman 4.3 unpacks
+# an oci-archive: image under /var/tmp whatever TMPDIR or containers.conf's
+# image_copy_tmp_dir say, and /var/tmp is read-only here: give it oci: layouts.)
 PODMAN_DIR=/tmp/rcvfix-podman-$$
 podman() {
 	command podman --root "$PODMAN_DIR/root" --runroot "$PODMAN_DIR/run" \
