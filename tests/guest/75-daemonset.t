@@ -74,11 +74,12 @@ check "depmod indexed $(basename "$ko")" \
 	grep -q "^updates/dkms/$(basename "$ko"):" \
 	"$work/node/lib/modules/$KVER/modules.dep"
 
-# pod_run NODE_TREE ENV... -- PODMAN_ARGS: podman run of the loader pod.
+# pod_args NODE_TREE PODMAN_ARGS...: set pod to the podman run arguments of
+# the loader pod with NODE_TREE as the host root.
 pod_args() {
 	local tree=$1
 	shift
-	echo "# + podman run --privileged -v $tree:/lib/modules:ro ... ${cmd[*]}" >&2
+	echo "# + podman run --privileged -v $tree/lib/modules:/lib/modules:ro ... ${cmd[*]}"
 	pod=(--privileged --network=none -v "$tree/lib/modules:/lib/modules:ro"
 		-v "$work/cm:$cm_dir:ro" --tmpfs "$tmp_dir" "$@"
 		--rootfs "$root" "${cmd[@]}")
@@ -94,28 +95,36 @@ ready() {
 	return 1
 }
 
-# stopped CTR: podman stop (SIGTERM, like the kubelet), prints the exit
-# status and the logs.
-stopped() {
+# pod_start CTR: podman run of the pod in the background (as the kubelet
+# keeps it running), its output in $work/CTR.log.
+pod_start() {
+	podman run --rm --name "$1" "${pod[@]}" > "$work/$1.log" 2>&1 &
+	pod_pid=$!
+}
+
+# pod_stop CTR: podman stop (SIGTERM, as the kubelet stops a pod); sets
+# stop_status to the container's exit status and out to its output.
+# Not in a subshell (it waits for pod_start's job).
+pod_stop() {
 	podman stop -t 25 "$1" > /dev/null 2>&1
-	echo "exit=$(podman inspect --format '{{.State.ExitCode}}' "$1" 2>&1)"
-	podman logs "$1" 2>&1
-	podman rm -f "$1" > /dev/null 2>&1
+	wait "$pod_pid"
+	stop_status=$?
+	out=$(< "$work/$1.log")
 }
 
 # one_pod NAME DEFAULT_ENABLE: a pod loads rcvfix, readiness, switch, stop.
 one_pod() {
-	local name=$1 en=$2 ctr=rcvfix-ds-$$-$2 ns out
-	pod_args "$work/node" -e "DEFAULT_ENABLE=$en" --name "$ctr"
-	check "$name: the pod starts" podman run -d "${pod[@]}"
+	local name=$1 en=$2 ctr=rcvfix-ds-$$-$2 ns
+	pod_args "$work/node" -e "DEFAULT_ENABLE=$en"
+	pod_start "$ctr"
 	check "$name: readiness probe passes" ready "$ctr"
 	check_eq "$name: rcvfix is loaded" 1 "$(grep -c '^rcvfix ' /proc/modules)"
 	ns=$(netns_new "ds$en")
 	check_eq "$name: a new namespace starts at default_enable=$en" "$en" \
 		"$(rcvfix_enabled "$ns")"
 	ip netns del "$ns"
-	out=$(stopped "$ctr")
-	check_eq "$name: stop exits 0" exit=0 "$(head -n 1 <<< "$out")"
+	pod_stop "$ctr"
+	check_eq "$name: stop exits 0" 0 "$stop_status"
 	check "$name: the log says it loaded and unloaded" \
 		grep -qz "loaded .*rcvfix.ko.* with default_enable=$en.*unloaded rcvfix" \
 		<<< "$out"
@@ -124,17 +133,17 @@ one_pod() {
 }
 
 rcvfix_unload
-one_pod "manifest env (DEFAULT_ENABLE=0)" 0
 one_pod "DEFAULT_ENABLE=1" 1
 
-# A module loaded before the pod is left alone.
+# With the manifest's environment, a module loaded before the pod is left
+# alone (and the namespaces keep its default_enable).
 rcvfix_load || { fail "load rcvfix"; done_testing; }
 ctr=rcvfix-ds-$$-pre
-pod_args "$work/node" "${envs[@]/#/--env=}" --name "$ctr"
-check "pre-loaded: the pod starts" podman run -d "${pod[@]}"
+pod_args "$work/node" "${envs[@]/#/--env=}"
+pod_start "$ctr"
 check "pre-loaded: readiness probe passes" ready "$ctr"
-out=$(stopped "$ctr")
-check_eq "pre-loaded: stop exits 0" exit=0 "$(head -n 1 <<< "$out")"
+pod_stop "$ctr"
+check_eq "pre-loaded: stop exits 0" 0 "$stop_status"
 check "pre-loaded: the log says it left rcvfix loaded" \
 	grep -q "already loaded" <<< "$out"
 check_eq "pre-loaded: rcvfix is still loaded" 1 \
