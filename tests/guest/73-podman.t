@@ -15,7 +15,7 @@ M_MIN=$(min_rcvbuf)
 M_RMAX=$(cat /proc/sys/net/core/rmem_max)
 M_T=$(tcp_rmem1) M_NEW=$M_T
 h=$((M_T / 2))
-probe=(rcvbuf=$h new rcvbuf=$((h - 1)))
+probe=("rcvbuf=$h" new "rcvbuf=$((h - 1))")
 root=/tmp/rcvfix-rootfs-$$
 on_exit "rm -rf $root"
 rootfs_new "$root" "$RCVFIX_BIN/sockopt" || { fail "rootfs"; done_testing; }
@@ -41,16 +41,16 @@ run_in() {
 # refused NAME STATUS MESSAGE PODMAN_RUN_ARGS...: podman fails with STATUS
 # and MESSAGE on stderr.
 refused() {
-	local name=$1 want=$2 msg=$3 out st
+	local name=$1 code=$2 text=$3 out st
 	shift 3
 	echo "# + podman run $* --rootfs $root ..."
 	out=$(podman run --rm "$@" --rootfs "$root" /bin/cat \
 		/proc/sys/net/rcvfix/enable 2>&1)
 	st=$?
-	if [[ $st == "$want" && $out == *"$msg"* ]]; then
+	if [[ $st == "$code" && $out == *"$text"* ]]; then
 		ok "$name"
 	else
-		fail "$name" "expected exit $want and: $msg" "exit $st: $out"
+		fail "$name" "expected exit $code and: $text" "exit $st: $out"
 	fi
 }
 

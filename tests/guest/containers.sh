@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 # Helpers for the container tests (73-podman, 74-kmod-image), sourced after
 # lib.sh: Podman as root with everything on the guest's tmpfs (the host's /
 # is read-only 9p here) and a tiny root filesystem made of host binaries.
