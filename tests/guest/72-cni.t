@@ -8,16 +8,13 @@
 # the module is not loaded yet, DEL restores no sysctl, and a module reload
 # resets the pod's switch (CHECK reports it).
 source "$RCVFIX_REPO/tests/guest/lib.sh"
+source "$RCVFIX_REPO/tests/guest/containers.sh"
 tuning=/usr/lib/cni/tuning
 need "$RCVFIX_KO" "$RCVFIX_BIN/sockopt"
 [[ -x $tuning ]] ||
 	skip "$tuning missing: install containernetworking-plugins (make deps)"
 
-rcvfix_unload
-M_MIN=$(min_rcvbuf)
-M_RMAX=$(cat /proc/sys/net/core/rmem_max)
-M_T=$(tcp_rmem1) M_NEW=$M_T
-h=$((M_T / 2))
+model_init
 pod=$(netns_new cnipod)
 other=$(netns_new cniother)
 # The interface the runtime's main plugin would have made (CHECK looks it up).

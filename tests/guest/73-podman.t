@@ -10,11 +10,7 @@ source "$RCVFIX_REPO/tests/guest/containers.sh"
 need "$RCVFIX_KO" "$RCVFIX_BIN/sockopt"
 podman_setup || { fail "podman setup"; done_testing; }
 
-rcvfix_unload
-M_MIN=$(min_rcvbuf)
-M_RMAX=$(cat /proc/sys/net/core/rmem_max)
-M_T=$(tcp_rmem1) M_NEW=$M_T
-h=$((M_T / 2))
+model_init
 probe=("rcvbuf=$h" new "rcvbuf=$((h - 1))")
 root=/tmp/rcvfix-rootfs-$$
 on_exit "rm -rf $root"

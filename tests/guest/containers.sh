@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
-# Helpers for the container tests (73-podman, 74-kmod-image), sourced after
-# lib.sh: Podman as root with everything on the guest's tmpfs (the host's /
-# is read-only 9p here) and a tiny root filesystem made of host binaries.
+# Helpers for the container tests (72-75), sourced after lib.sh: Podman as
+# root with everything on the guest's tmpfs (the host's / is read-only 9p
+# here), a tiny root filesystem made of host binaries, the rule model's inputs.
 
 # podman ARGS...: the real podman, its storage and state under /tmp (tmpfs),
 # vfs storage (no overlay mount on tmpfs needed), cgroupfs (no systemd in
@@ -48,4 +48,16 @@ rootfs_new() {
 				return 1
 		done
 	done
+}
+
+# model_init: the inputs of lib.sh's rule model on this kernel, read with
+# rcvfix unloaded (it is unloaded here), and h, half tcp_rmem[1]: the
+# SO_RCVBUF that locks on stock and stays unlocked where rcvfix is enabled.
+# shellcheck disable=SC2034 # the model's globals, read by lib.sh
+model_init() {
+	rcvfix_unload
+	M_MIN=$(min_rcvbuf)
+	M_RMAX=$(< /proc/sys/net/core/rmem_max)
+	M_T=$(tcp_rmem1) M_NEW=$M_T
+	h=$((M_T / 2))
 }
