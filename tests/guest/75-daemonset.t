@@ -10,6 +10,7 @@
 # leaves a module it did not load, and says so when none is installed.
 source "$RCVFIX_REPO/tests/guest/lib.sh"
 source "$RCVFIX_REPO/tests/guest/containers.sh"
+check_all_only "the DaemonSet pod three times under podman, 60-120 s per kernel"
 yaml=$RCVFIX_REPO/deploy/kubernetes/daemonset/rcvfix-loader.yaml
 need "$RCVFIX_KO" "$RCVFIX_BIN/sockopt" "$yaml"
 python3 -c 'import yaml' 2> /dev/null ||
