@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Differences between the kernels rcvfix supports (6.1 and newer), kept in
+ * Differences between the kernels rcvfix supports (5.10 and newer), kept in
  * one place. Kbuild probes the kernel tree and defines RCVFIX_HAVE_*; the
  * rest of the module uses only the names below. Force-included everywhere.
  */
@@ -46,19 +46,66 @@
  * Arguments and the resume address of a function entered through ftrace.
  * Linux 6.12 hides struct ftrace_regs behind accessors; 6.1 exposes the
  * pt_regs inside it and names the setter ftrace_instruction_pointer_set().
+ * Before 5.11 there is no struct ftrace_regs: callbacks get the pt_regs
+ * themselves (ftrace_func_t's last argument), so the name stands for them.
  */
 #ifdef RCVFIX_HAVE_FTRACE_REGS_GET_ARGUMENT
 #define rcvfix_fregs_arg(fregs, n) ftrace_regs_get_argument(fregs, n)
-#else
+#elif defined(RCVFIX_HAVE_FTRACE_REGS)
 #define rcvfix_fregs_arg(fregs, n) \
 	regs_get_kernel_argument(&(fregs)->regs, n)
+#else
+#define ftrace_regs pt_regs
+#define rcvfix_fregs_arg(fregs, n) regs_get_kernel_argument(fregs, n)
 #endif
 
 #ifdef RCVFIX_HAVE_FTRACE_REGS_SET_IP
 #define rcvfix_fregs_set_ip(fregs, ip) \
 	ftrace_regs_set_instruction_pointer(fregs, ip)
-#else
+#elif defined(RCVFIX_HAVE_FTRACE_REGS)
 #define rcvfix_fregs_set_ip(fregs, ip) ftrace_instruction_pointer_set(fregs, ip)
+#else
+#define rcvfix_fregs_set_ip(fregs, ip) instruction_pointer_set(fregs, ip)
+#endif
+
+/*
+ * ftrace_free_filter() is exported since 6.0. Before, reset the filter of
+ * an unregistered ftrace_ops with the exported ftrace_set_filter(), as
+ * livepatch did then (the emptied hash, a few dozen bytes, stays).
+ */
+#ifdef RCVFIX_HAVE_FTRACE_FREE_FILTER
+#define rcvfix_ftrace_free_filter(ops) ftrace_free_filter(ops)
+#else
+#define rcvfix_ftrace_free_filter(ops) \
+	((void)ftrace_set_filter(ops, NULL, 0, 1))
+#endif
+
+/*
+ * The SOL_SOCKET setsockopt entry. Linux 6.0 split sk_setsockopt(struct
+ * sock *, ...) out of sock_setsockopt(struct socket *, ...) so that
+ * bpf_setsockopt() could share it, with sockopt_lock_sock() and
+ * sockopt_capable() skipping the lock and the capability check when a BPF
+ * program (has_current_bpf_ctx()) already holds the socket locked. Before,
+ * sock_setsockopt() serves user space only: it always locks and checks.
+ */
+#ifdef RCVFIX_HAVE_SK_SETSOCKOPT
+#define RCVFIX_SETSOCKOPT_NAME "sk_setsockopt"
+#define rcvfix_setsockopt_obj sock
+#define rcvfix_setsockopt_sk(obj) (obj)
+#else
+#define RCVFIX_SETSOCKOPT_NAME "sock_setsockopt"
+#define rcvfix_setsockopt_obj socket
+#define rcvfix_setsockopt_sk(obj) ((obj)->sk)
+#endif
+
+#ifndef RCVFIX_HAVE_CURRENT_BPF_CTX
+#define has_current_bpf_ctx() false
+#endif
+
+#ifdef RCVFIX_BPF_LEGACY
+#define sockopt_lock_sock(sk) lock_sock(sk)
+#define sockopt_release_sock(sk) release_sock(sk)
+#define sockopt_capable(cap) capable(cap)
 #endif
 
 #endif /* _RCVFIX_COMPAT_H */

@@ -66,7 +66,7 @@ int rcvfix_hook_arm(struct rcvfix_hook *hook)
 
 	ret = register_ftrace_function(&hook->ops);
 	if (ret) {
-		ftrace_free_filter(&hook->ops);
+		rcvfix_ftrace_free_filter(&hook->ops);
 		return ret;
 	}
 	hook->armed = true;
@@ -88,7 +88,7 @@ void rcvfix_hook_disarm(struct rcvfix_hook *hook)
 	if (!hook->armed)
 		return;
 	WARN_ON_ONCE(unregister_ftrace_function(&hook->ops));
-	ftrace_free_filter(&hook->ops);
+	rcvfix_ftrace_free_filter(&hook->ops);
 	hook->armed = false;
 }
 

@@ -13,7 +13,9 @@
  *           setsockopt(SOL_SOCKET) from user space and bpf_setsockopt(),
  *           but only for SO_RCVBUF and SO_RCVBUFFORCE. Every other
  *           option meets one compare in the entry callback and runs the
- *           kernel's own code.
+ *           kernel's own code. Before 6.0 that entry is sock_setsockopt()
+ *           (user space only) and bpf_setsockopt() has its own SO_RCVBUF
+ *           code: bpf_legacy.c adds its hooks to this strategy.
  *
  * In a disabled namespace nothing is redirected: the kernel's code runs.
  */
@@ -27,6 +29,7 @@
 #include <net/sock.h>
 #include <asm/syscall.h>
 
+#include "bpf_legacy.h"
 #include "hook.h"
 #include "netns.h"
 #include "rcvbuf.h"
@@ -39,7 +42,7 @@
  * call that waited for the lock while the switch was turned off behaves
  * as stock.
  */
-static void rcvfix_set_rcvbuf(struct sock *sk, int val, enum rcvfix_path path)
+void rcvfix_set_rcvbuf(struct sock *sk, int val, enum rcvfix_path path)
 {
 	const struct net *net = sock_net(sk);
 	struct rcvfix_net *rn = rcvfix_net(net);
@@ -68,9 +71,11 @@ static void rcvfix_set_rcvbuf(struct sock *sk, int val, enum rcvfix_path path)
  * the caller already holds the socket lock (sockopt_lock_sock() and
  * sockopt_capable() know it from current->bpf_ctx).
  */
-static int rcvfix_sk_setsockopt(struct sock *sk, int level, int optname,
-				sockptr_t optval, unsigned int optlen)
+static int rcvfix_sk_setsockopt(struct rcvfix_setsockopt_obj *obj, int level,
+				int optname, sockptr_t optval,
+				unsigned int optlen)
 {
+	struct sock *sk = rcvfix_setsockopt_sk(obj);
 	enum rcvfix_path path = has_current_bpf_ctx() ? RCVFIX_PATH_BPF :
 							RCVFIX_PATH_SETSOCKOPT;
 	int ret = 0;
@@ -111,7 +116,8 @@ static void notrace rcvfix_entry_sk_setsockopt(unsigned long ip,
 
 	if (likely(optname != SO_RCVBUF && optname != SO_RCVBUFFORCE))
 		return;
-	sk = (struct sock *)rcvfix_fregs_arg(fregs, 0);
+	sk = rcvfix_setsockopt_sk((struct rcvfix_setsockopt_obj *)
+				  rcvfix_fregs_arg(fregs, 0));
 	if (rcvfix_net_enabled(sock_net(sk)))
 		rcvfix_hook_redirect(fregs, rcvfix_sk_setsockopt);
 }
@@ -180,14 +186,17 @@ static struct rcvfix_hook rcvfix_direct_hooks[] = {
 };
 
 static struct rcvfix_hook rcvfix_callers_hooks[] = {
-	{ .name = "sk_setsockopt", .entry = rcvfix_entry_sk_setsockopt },
+	{ .name = RCVFIX_SETSOCKOPT_NAME, .entry = rcvfix_entry_sk_setsockopt },
 	{ .name = "sock_set_rcvbuf", .entry = rcvfix_entry_sock_set_rcvbuf },
+	RCVFIX_BPF_LEGACY_HOOK_SOCK_OPS
+	RCVFIX_BPF_LEGACY_HOOK_SOCK_ADDR
 };
 
 static struct rcvfix_strategy rcvfix_strategies[] = {
 	{ "direct", "__sock_set_rcvbuf", rcvfix_direct_hooks,
 	  ARRAY_SIZE(rcvfix_direct_hooks) },
-	{ "callers", "sk_setsockopt, sock_set_rcvbuf", rcvfix_callers_hooks,
+	{ "callers", RCVFIX_SETSOCKOPT_NAME ", sock_set_rcvbuf"
+	  RCVFIX_BPF_LEGACY_TARGETS, rcvfix_callers_hooks,
 	  ARRAY_SIZE(rcvfix_callers_hooks) },
 };
 
@@ -256,7 +265,7 @@ static struct rcvfix_strategy *rcvfix_strategy_pick(void)
 	if (rcvfix_hook_resolve(&probe))
 		return &rcvfix_strategies[1];
 	ret = ftrace_set_filter_ip(&ops, probe.addr, 0, 0);
-	ftrace_free_filter(&ops);
+	rcvfix_ftrace_free_filter(&ops);
 	return ret ? &rcvfix_strategies[1] : &rcvfix_strategies[0];
 }
 

@@ -58,7 +58,7 @@ static int conflict_claim_ftrace(void)
 	if (!ret)
 		ret = register_ftrace_function(&conflict_ops);
 	if (ret)
-		ftrace_free_filter(&conflict_ops);
+		rcvfix_ftrace_free_filter(&conflict_ops);
 	return ret;
 }
 
@@ -89,7 +89,7 @@ static void __exit conflict_exit(void)
 		unregister_kprobe(&conflict_kp);
 	} else {
 		unregister_ftrace_function(&conflict_ops);
-		ftrace_free_filter(&conflict_ops);
+		rcvfix_ftrace_free_filter(&conflict_ops);
 	}
 }
 
