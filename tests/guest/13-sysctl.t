@@ -119,10 +119,15 @@ done
 check_eq "/proc/net/rcvfix keys" "$want " "$keys"
 # The strategy follows the kernel: direct only where __sock_set_rcvbuf is a
 # function of its own (kallsyms lists it), callers where it was inlined.
+# Before 6.0 (no sk_setsockopt) the SOL_SOCKET entry is sock_setsockopt and
+# bpf_setsockopt's own SO_RCVBUF code is reached through its two helpers.
 if grep -qE ' [tT] __sock_set_rcvbuf$' /proc/kallsyms; then
 	want_strategy="direct" want_targets="__sock_set_rcvbuf"
-else
+elif grep -qE ' [tT] sk_setsockopt$' /proc/kallsyms; then
 	want_strategy="callers" want_targets="sk_setsockopt,sock_set_rcvbuf"
+else
+	want_strategy="callers"
+	want_targets="sock_setsockopt,sock_set_rcvbuf,bpf_sock_ops_setsockopt,bpf_sock_addr_setsockopt"
 fi
 echo "# strategy on $(uname -r): $(rcvfix_status strategy) ($(rcvfix_status targets))"
 check_eq "/proc/net/rcvfix: strategy for this kernel" "$want_strategy" \
