@@ -39,6 +39,10 @@ debian11-kernel:
 chroot-kernels-update:
 	@$(foreach l,$(CHROOT_LINES),CHROOT_UPDATE=1 $(call chroot_prepare,$(l)) &&) true
 
+# dkms of that Debian release builds the module for KVER (in its chroot).
+dkms-chroot:
+	@$(CHROOT_KERNEL) dkms $(KVER)
+
 $(addprefix kbuild-,$(KVERS_CHROOT)): KBUILD_CMD = $(CHROOT_KERNEL) kbuild
 
 # mk/lint.mk installs and builds against host headers (apt, /lib/modules):
@@ -53,5 +57,7 @@ help-chroot:
 	@echo "make debian11-kernel    the same for Debian 11's 5.10 in build/debian11/:"
 	@echo "                        $(KVER_510) $(KVER_510_RT)"
 	@echo "make chroot-kernels-update   ask the archive again for each line's newest ABI"
+	@echo "make dkms-chroot KVER=...   dkms in that kernel's chroot builds rcvfix for it"
 
-.PHONY: newest-kernel debian11-kernel chroot-kernels-update help-chroot
+.PHONY: newest-kernel debian11-kernel chroot-kernels-update dkms-chroot \
+	help-chroot

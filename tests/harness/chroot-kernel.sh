@@ -16,6 +16,8 @@
 #        chroot-kernel.sh known LINE [FLAVOUR]  the release picked last, else
 #                                            the pin (no network)
 #        chroot-kernel.sh line KVER          the line of KVER, or nothing
+#        chroot-kernel.sh dkms KVER          dkms in the chroot builds rcvfix
+#                                            for KVER, skips an older kernel
 # FLAVOUR: amd64 (default) or rt-amd64. Everything lives in build/LINE/
 # (cached; `rm -rf build/LINE` resets):
 #   chroot/       the chroot                 KVER/root/  the unpacked kernel
@@ -38,7 +40,7 @@ chroot_pkgs=(gcc binutils make libc6-dev)
 max_tries=4
 
 usage() {
-	die "usage: chroot-kernel.sh prepare LINE [FLAVOUR] | prepare KVER | kbuild KVER | kver LINE [FLAVOUR] | known LINE [FLAVOUR] | line KVER"
+	die "usage: chroot-kernel.sh prepare LINE [FLAVOUR] | prepare KVER | kbuild KVER | kver LINE [FLAVOUR] | known LINE [FLAVOUR] | line KVER | dkms KVER"
 }
 
 line_of() {	# line_of KVER: the line that builds KVER, or nothing
@@ -338,6 +340,53 @@ kbuild() {	# kbuild KVER: like kbuild.sh, with the chroot's make and headers
 	done
 }
 
+# dkms KVER: dkms of the chroot's release builds the module for KVER from
+# dkms.conf as packaged, and skips a kernel older than the floor (5.4).
+# --no-prepare-kernel: dkms 2.8 would otherwise regenerate the headers'
+# configuration and break them. The chroot keeps no dkms tree afterwards.
+dkms_check() {
+	local k=$1 version src ko st
+	[[ -n $(line_of "$k") ]] || die "$k is not built in a chroot"
+	use_line "$(line_of "$k")"
+	[[ -f $chroot_dir/usr/src/linux-headers-$k/Makefile ]] ||
+		prepare "$k" > /dev/null
+	lock_line
+	has_pkg dkms || {
+		apt_update
+		msg "installing in the chroot: dkms"
+		in_chroot apt-get -q install -y --no-install-recommends dkms \
+			< /dev/null > "$top/apt-install.log" 2>&1 ||
+			die "apt-get install dkms in the chroot failed, see $top/apt-install.log"
+	}
+	version=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$RCVFIX_REPO/dkms.conf")
+	src=$chroot_dir/usr/src/rcvfix-$version
+	rm -rf "$src"
+	mkdir -p "$src"
+	cp "$RCVFIX_REPO/dkms.conf" "$src/"
+	"$HARNESS/sync-tree.sh" "$RCVFIX_REPO/module" "$src/module"
+	ko=/var/lib/dkms/rcvfix/$version/$k/x86_64/module/rcvfix.ko
+	st=0
+	in_chroot bash -c '
+		v=$1 k=$2 ko=$3
+		dkms remove "rcvfix/$v" --all > /dev/null 2>&1
+		dkms add "rcvfix/$v" > /dev/null || exit 1
+		opts=(--no-prepare-kernel --no-clean-kernel)
+		dkms build "${opts[@]}" "rcvfix/$v" -k "$k" \
+			--kernelsourcedir "/usr/src/linux-headers-$k" || exit 1
+		echo "built: $ko ($(modinfo -F vermagic "$ko"))"
+		if dkms build "${opts[@]}" "rcvfix/$v" -k 5.4.0-30-amd64 \
+			--kernelsourcedir "/usr/src/linux-headers-$k" > /dev/null 2>&1; then
+			echo "dkms built for 5.4.0-30-amd64: BUILD_EXCLUSIVE_KERNEL lets it through"
+			exit 1
+		fi
+		echo "skipped 5.4.0-30-amd64 (BUILD_EXCLUSIVE_KERNEL)"
+	' dkms "$version" "$k" "$ko" < /dev/null || st=1
+	in_chroot dkms remove "rcvfix/$version" --all > /dev/null 2>&1 || true
+	rm -rf "$src"
+	((st == 0)) || die "dkms in the $line chroot failed for $k (see above)"
+	echo "dkms ($line chroot): rcvfix $version builds for $k"
+}
+
 [[ $# -ge 1 ]] || usage
 case $1 in
 prepare) [[ $# -ge 2 && $# -le 3 ]] || usage; prepare "$2" "${3:-}" ;;
@@ -345,5 +394,6 @@ kbuild)	[[ $# -eq 2 ]] || usage; kbuild "$2" ;;
 kver)	[[ $# -ge 2 && $# -le 3 ]] || usage; kver "$2" "${3:-}" ;;
 line)	[[ $# -eq 2 ]] || usage; line_of "$2" ;;
 known)	[[ $# -ge 2 && $# -le 3 ]] || usage; known "$2" "${3:-}" ;;
+dkms)	[[ $# -eq 2 ]] || usage; dkms_check "$2" ;;
 *)	usage ;;
 esac
