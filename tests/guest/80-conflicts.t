@@ -12,6 +12,10 @@ livepatch=$RCVFIX_KMOD/rcvfix_test_livepatch.ko
 
 loaded() { grep -q "^$1 " /proc/modules; }
 
+# The SOL_SOCKET setsockopt entry rcvfix hooks: sock_setsockopt before 6.0.
+entry=sk_setsockopt
+grep -qE ' [tT] sk_setsockopt$' /proc/kallsyms || entry=sock_setsockopt
+
 # lock bit after SO_RCVBUF 65536 with the default tcp_rmem[1] of 131072:
 # 0 when rcvfix is working and enabled, 2 in stock.
 lock_after_rcvbuf() { "$RCVFIX_BIN/sockopt" rcvbuf=65536 | awk -F'lock=' 'END { print $2 + 0 }'; }
@@ -31,12 +35,12 @@ for kind in kprobe ftrace; do
 	pp insmod "$conflict" kind=$kind
 	dmesg_mark "$kind first"
 	if insmod "$RCVFIX_KO" 2> /dev/null; then
-		fail "rcvfix refuses to load after a $kind on sk_setsockopt"
+		fail "rcvfix refuses to load after a $kind on $entry"
 	else
-		ok "rcvfix refuses to load after a $kind on sk_setsockopt"
+		ok "rcvfix refuses to load after a $kind on $entry"
 	fi
 	check "one dmesg line names the target and EBUSY ($kind)" \
-		grep -q 'rcvfix: cannot hook sk_setsockopt: .*(-16)' <(dmesg_since_mark "$kind first")
+		grep -q "rcvfix: cannot hook $entry: .*(-16)" <(dmesg_since_mark "$kind first")
 	check "no rcvfix sysctl left behind ($kind)" test ! -e /proc/sys/net/rcvfix
 	check "no rcvfix proc file left behind ($kind)" test ! -e /proc/net/rcvfix
 	check "no rcvfix ftrace hook left behind ($kind)" \
@@ -55,7 +59,7 @@ else
 fi
 check "dmesg names sock_set_rcvbuf and EBUSY" \
 	grep -q 'rcvfix: cannot hook sock_set_rcvbuf: .*(-16)' <(dmesg_since_mark "livepatch first")
-check "sk_setsockopt hook of the failed load was undone" \
+check "$entry hook of the failed load was undone" \
 	bash -c "! grep -q '\\[rcvfix\\]' /sys/kernel/tracing/enabled_functions"
 livepatch_off
 check "livepatch removed" test ! -d /sys/kernel/livepatch/rcvfix_test_livepatch
@@ -64,21 +68,21 @@ check "livepatch removed" test ! -d /sys/kernel/livepatch/rcvfix_test_livepatch
 pp rcvfix_load
 echo 1 > /proc/sys/net/rcvfix/enable
 if insmod "$conflict" kind=ftrace 2> /dev/null; then
-	fail "an IPMODIFY ftrace_ops on sk_setsockopt is refused while rcvfix owns it"
+	fail "an IPMODIFY ftrace_ops on $entry is refused while rcvfix owns it"
 	rmmod rcvfix_test_conflict
 else
-	ok "an IPMODIFY ftrace_ops on sk_setsockopt is refused while rcvfix owns it"
+	ok "an IPMODIFY ftrace_ops on $entry is refused while rcvfix owns it"
 fi
 # 6.1 and 6.12 refuse the kprobe (EBUSY). 7.3 lets it register without
 # touching the ftrace entry: then it must not disturb rcvfix.
 if insmod "$conflict" kind=kprobe 2> /dev/null; then
 	echo "# $KVER: a kprobe with a post_handler registers beside rcvfix"
-	check "rcvfix's hook is still the one on sk_setsockopt" \
-		grep -q '^sk_setsockopt .*\[rcvfix\]' /sys/kernel/tracing/enabled_functions
+	check "rcvfix's hook is still the one on $entry" \
+		grep -q "^$entry .*\[rcvfix\]" /sys/kernel/tracing/enabled_functions
 	check_eq "rcvfix still fixes SO_RCVBUF with that kprobe registered" 0 "$(lock_after_rcvbuf)"
 	pp rmmod rcvfix_test_conflict
 else
-	ok "a kprobe on sk_setsockopt is refused while rcvfix owns it"
+	ok "a kprobe on $entry is refused while rcvfix owns it"
 fi
 if insmod "$livepatch" 2> /dev/null; then
 	fail "a livepatch of sock_set_rcvbuf is refused while rcvfix owns it"

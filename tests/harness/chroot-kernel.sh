@@ -72,7 +72,9 @@ use_line() {
 	esac
 	# Resolved: the guest sees the host's / over 9p, where a symlinked
 	# build/LINE (shared between work trees) would point outside its root.
-	top=$(realpath -m "$RCVFIX_BUILD/$line")
+	# Always under the repository's build/, also when RCVFIX_BUILD is
+	# another folder (bench): one chroot per line.
+	top=$(realpath -m "$RCVFIX_REPO/build/$line")
 	chroot_dir=$top/chroot
 }
 

@@ -15,9 +15,10 @@
 #include <linux/module.h>
 #include <linux/string.h>
 
-static char *func = "sk_setsockopt";
+/* sk_setsockopt, or sock_setsockopt before 6.0 (module/compat.h) */
+static char *func = RCVFIX_SETSOCKOPT_NAME;
 module_param(func, charp, 0444);
-MODULE_PARM_DESC(func, "function to claim (default sk_setsockopt)");
+MODULE_PARM_DESC(func, "function to claim (default: the SOL_SOCKET setsockopt entry rcvfix hooks)");
 
 static char *kind = "kprobe";
 module_param(kind, charp, 0444);
