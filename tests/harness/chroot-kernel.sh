@@ -12,6 +12,7 @@
 #                                   archive once, then cached); prints the KVER
 #        chroot-kernel.sh prepare KVER       that release (line from its name)
 #        chroot-kernel.sh kbuild KVER        build/KVER/module and kmod, in the chroot
+#        chroot-kernel.sh make KVER ARGS...  make ARGS in that chroot (for kbuild.sh)
 #        chroot-kernel.sh kver LINE [FLAVOUR]   the release prepare would use
 #        chroot-kernel.sh known LINE [FLAVOUR]  the release picked last, else
 #                                            the pin (no network)
@@ -312,9 +313,8 @@ known() {	# known LINE [FLAVOUR]: the release picked last, else the pin
 	if [[ -s $cache ]]; then cat "$cache"; else echo "${pin[$f]}"; fi
 }
 
-kbuild() {	# kbuild KVER: like kbuild.sh, with the chroot's make and headers
-	local k=$1 out=$RCVFIX_BUILD/$1 dirs d
-	local kdir=/usr/src/linux-headers-$1
+kbuild() {	# kbuild KVER: kbuild.sh, with the chroot's headers and make
+	local k=$1 kdir=/usr/src/linux-headers-$1
 	[[ -n $(line_of "$k") ]] || die "$k is not built in a chroot"
 	use_line "$(line_of "$k")"
 	if [[ -f $chroot_dir$kdir/Makefile && -f $top/$k/root/.rcvfix-unpacked ]]; then
@@ -322,24 +322,17 @@ kbuild() {	# kbuild KVER: like kbuild.sh, with the chroot's make and headers
 	else
 		prepare "$k" > /dev/null
 	fi
-	[[ -f $RCVFIX_REPO/module/Kbuild ]] || die "module/Kbuild missing"
-	mkdir -p "$out"
-	exec 9> "$out/.lock"
-	if ! flock -n 9; then
-		msg "waiting for $out/.lock (a build or a guest of $k is running)"
-		flock 9
-	fi
-	"$HARNESS/sync-tree.sh" "$RCVFIX_REPO/module" "$out/module"
-	mkdir -p "$out/kmod"
-	dirs=("$out/module")
-	if [[ -f $RCVFIX_REPO/tests/kmod/Kbuild ]]; then
-		"$HARNESS/sync-tree.sh" "$RCVFIX_REPO/tests/kmod" "$out/kmod"
-		dirs+=("$out/kmod")
-	fi
-	for d in "${dirs[@]}"; do
-		echo "make -C $kdir M=$d modules   (in $chroot_dir)"
-		BIND=$out in_chroot make -C "$kdir" M="$d" modules
-	done
+	echo "building in $chroot_dir"
+	RCVFIX_KBUILD_ROOT=$chroot_dir MAKE="$0 make $k" "$HARNESS/kbuild.sh" "$k"
+}
+
+# chroot_make KVER ARGS...: make ARGS in the chroot of KVER's line, with
+# build/KVER bound at the same path (kbuild.sh's make there).
+chroot_make() {
+	local k=$1
+	shift
+	use_line "$(line_of "$k")"
+	BIND=$RCVFIX_BUILD/$k in_chroot make "$@"
 }
 
 # dkms KVER: dkms of the chroot's release builds the module for KVER from
@@ -397,5 +390,6 @@ kver)	[[ $# -ge 2 && $# -le 3 ]] || usage; kver "$2" "${3:-}" ;;
 line)	[[ $# -eq 2 ]] || usage; line_of "$2" ;;
 known)	[[ $# -ge 2 && $# -le 3 ]] || usage; known "$2" "${3:-}" ;;
 dkms)	[[ $# -eq 2 ]] || usage; dkms_check "$2" ;;
+make)	[[ $# -ge 3 ]] || usage; shift; chroot_make "$@" ;;
 *)	usage ;;
 esac

@@ -8,6 +8,7 @@
  * SO_BUF_LOCK reports (2 = receive buffer locked). The descriptor is looked
  * up in the writer's own file table (the write runs in its context). Used
  * by sock_buf_lock() in tests/progs/common.h; tests/guest/lib.sh loads it.
+ * Root only (mode 0600), as the test programs run.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -72,7 +73,7 @@ static struct proc_dir_entry *buflock_entry;
 
 static int __init buflock_init(void)
 {
-	buflock_entry = proc_create("rcvfix_test_buflock", 0666, NULL,
+	buflock_entry = proc_create("rcvfix_test_buflock", 0600, NULL,
 				    &buflock_ops);
 	return buflock_entry ? 0 : -ENOMEM;
 }
