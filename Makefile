@@ -8,12 +8,20 @@ SHELL := /bin/bash
 
 # --- kernels -----------------------------------------------------------------
 # The 6.1 ABI follows Debian's linux-image-amd64 metapackage when it is
-# installed; the 6.12 one (bookworm-security) is pinned. KVER=<one> on the
-# command line selects a single kernel for check and vm-shell.
+# installed; the 6.12 one follows the newest 6.12 ABI in the apt lists
+# (bookworm-security carries no 6.12 metapackage), else the tested pin;
+# exported so that sub-makes do not ask again. KVER=<one> on the command
+# line selects a single kernel for check and vm-shell.
 KVER_61 := $(or $(shell dpkg-query -W -f='$${Depends}' linux-image-amd64 \
 	2>/dev/null | grep -o 'linux-image-6\.1\.[^ ,]*-amd64' | head -n 1 | \
 	sed 's/^linux-image-//'),6.1.0-57-amd64)
-KVER_612 ?= 6.12.117+deb12-amd64
+KVER_612_PIN := 6.12.117+deb12-amd64
+ifndef KVER_612
+KVER_612 := $(or $(shell apt-cache pkgnames linux-image-6.12. 2> /dev/null | \
+	sed -En 's/^linux-image-(6\.12\.[0-9]+\+deb12-amd64)$$/\1/p' | \
+	sort -V | tail -n 1),$(KVER_612_PIN))
+endif
+export KVER_612
 KVERS ?= $(KVER_61) $(KVER_612)
 ifneq ($(filter command line environment,$(origin KVER)),)
 KVERS := $(KVER)
@@ -79,7 +87,7 @@ progs: | deps-build
 # The module and the test modules for one kernel, in build/<kver>/ so that
 # kernels do not share objects.
 KBUILD_TARGETS := $(sort $(addprefix kbuild-,$(KVERS) $(KVER)))
-# mk/newest.mk sets another KBUILD_CMD for kernels built in its chroot.
+# mk/chroot.mk sets another KBUILD_CMD for kernels built in its chroot.
 KBUILD_CMD = $(HARNESS)/kbuild.sh
 $(KBUILD_TARGETS): kbuild-%: | deps
 	@MAKE="$(MAKE)" $(KBUILD_CMD) $*
@@ -90,9 +98,14 @@ $(KBUILD_TARGETS): kbuild-%: | deps
 check: deps tools progs $(addprefix kbuild-,$(KVERS))
 	@$(HARNESS)/check.sh $(KVERS)
 
-# The same on the PREEMPT_RT flavours too.
+# The same on the PREEMPT_RT flavours too, and on the kernels built in
+# chroots (mk/chroot.mk): the newest ABI of each of their lines.
 check-all:
-	@$(MAKE) --no-print-directory check KVERS="$(KVERS) $(KVERS_RT) $(KVERS_NEWEST)"
+	@ks="$(KVERS) $(KVERS_RT)"; \
+	for l in $(CHROOT_LINES); do \
+		k=$$($(CHROOT_KERNEL) prepare $${l/\// }) || exit 2; ks+=" $$k"; \
+	done; \
+	$(MAKE) --no-print-directory check KVERS="$$ks"
 
 # A guest with everything built: a shell, or CMD="..." run and powered off.
 vm-shell: deps tools progs kbuild-$(KVER)
@@ -118,10 +131,11 @@ help-core:
 	@echo "make deps               install every Debian package needed (idempotent)"
 	@echo "make check [KVER=...]   unit tests, then the guest suite on: $(KVERS)"
 	@echo "make check-all          the same plus: $(KVERS_RT) $(KVERS_NEWEST)"
+	@echo "                        $(KVER_510) $(KVER_510_RT) (newest ABIs, asked first)"
 	@echo "make vm-shell [KVER=...] [CMD='...']   guest shell, or run CMD in the guest"
 	@echo "make clean"
 	@echo "Options: TESTS='00 10-rule' (subset of tests/guest), RCVFIX_KVM=1,"
-	@echo "  RCVFIX_VERBOSE=1, RCVFIX_GUEST_TIMEOUT=1800, RCVFIX_TEST_TIMEOUT=300 (s)"
+	@echo "  RCVFIX_VERBOSE=1, RCVFIX_GUEST_TIMEOUT=3600, RCVFIX_TEST_TIMEOUT=300 (s)"
 
 .PHONY: all deps deps-build module tools progs check check-all vm-shell \
 	clean help help-core $(KBUILD_TARGETS)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Differences between the kernels rcvfix supports (6.1 and newer), kept in
+ * Differences between the kernels rcvfix supports (5.10 and newer), kept in
  * one place. Kbuild probes the kernel tree and defines RCVFIX_HAVE_*; the
  * rest of the module uses only the names below. Force-included everywhere.
  */
@@ -46,18 +46,23 @@
  * Arguments and the resume address of a function entered through ftrace.
  * Linux 6.12 hides struct ftrace_regs behind accessors; 6.1 exposes the
  * pt_regs inside it and names the setter ftrace_instruction_pointer_set().
+ * Before 5.11 there is no struct ftrace_regs: callbacks get the pt_regs
+ * themselves (ftrace_func_t's last argument), so the name stands for them.
  */
 #ifdef RCVFIX_HAVE_FTRACE_REGS_GET_ARGUMENT
 #define rcvfix_fregs_arg(fregs, n) ftrace_regs_get_argument(fregs, n)
-#else
+#elif defined(RCVFIX_HAVE_FTRACE_REGS)
 #define rcvfix_fregs_arg(fregs, n) \
 	regs_get_kernel_argument(&(fregs)->regs, n)
+#else
+#define ftrace_regs pt_regs
+#define rcvfix_fregs_arg(fregs, n) regs_get_kernel_argument(fregs, n)
 #endif
 
 #ifdef RCVFIX_HAVE_FTRACE_REGS_SET_IP
 #define rcvfix_arch_fregs_set_ip(fregs, ip) \
 	ftrace_regs_set_instruction_pointer(fregs, ip)
-#else
+#elif defined(RCVFIX_HAVE_FTRACE_REGS)
 #define rcvfix_arch_fregs_set_ip(fregs, ip) \
 	ftrace_instruction_pointer_set(fregs, ip)
 #endif
@@ -71,7 +76,15 @@
  * set instead. The only place that sets the IP: a kernel whose callback
  * gets a struct pt_regs * (before 5.11) adapts it here.
  */
-#ifdef CONFIG_HAVE_DYNAMIC_FTRACE_WITH_ARGS
+#if !defined(RCVFIX_HAVE_FTRACE_REGS)
+/* Before 5.11 "fregs" are the pt_regs, NULL unless SAVE_REGS was asked. */
+#define rcvfix_fregs_set_ip(fregs, ip)					\
+	({								\
+		if (fregs)						\
+			instruction_pointer_set(fregs, ip);		\
+		!!(fregs);						\
+	})
+#elif defined(CONFIG_HAVE_DYNAMIC_FTRACE_WITH_ARGS)
 #define rcvfix_fregs_set_ip(fregs, ip) \
 	({ rcvfix_arch_fregs_set_ip(fregs, ip); true; })
 #else
@@ -95,6 +108,51 @@
 #else
 #define rcvfix_proto_ops_set_rcvbuf(ops) \
 	((void)(ops), (void (*)(struct sock *, int))NULL)
+#endif
+
+/*
+ * ftrace_free_filter() is exported since 6.0. Before, reset the filter of
+ * an unregistered ftrace_ops with the exported ftrace_set_filter(), as
+ * livepatch did then: the ops keep their emptied hashes, to be filled
+ * again when the hook is armed next (RCVFIX_FTRACE_OPS_REUSE). Since 6.0
+ * the hashes are freed but the pointers to them stay, so the ops must be
+ * zeroed before they are used again.
+ */
+#ifdef RCVFIX_HAVE_FTRACE_FREE_FILTER
+#define rcvfix_ftrace_free_filter(ops) ftrace_free_filter(ops)
+#define RCVFIX_FTRACE_OPS_REUSE false
+#else
+#define rcvfix_ftrace_free_filter(ops) \
+	((void)ftrace_set_filter(ops, NULL, 0, 1))
+#define RCVFIX_FTRACE_OPS_REUSE true
+#endif
+
+/*
+ * The SOL_SOCKET setsockopt entry. Linux 6.0 split sk_setsockopt(struct
+ * sock *, ...) out of sock_setsockopt(struct socket *, ...) so that
+ * bpf_setsockopt() could share it, with sockopt_lock_sock() and
+ * sockopt_capable() skipping the lock and the capability check when a BPF
+ * program (has_current_bpf_ctx()) already holds the socket locked. Before,
+ * sock_setsockopt() serves user space only: it always locks and checks.
+ */
+#ifdef RCVFIX_HAVE_SK_SETSOCKOPT
+#define RCVFIX_SETSOCKOPT_NAME "sk_setsockopt"
+#define rcvfix_setsockopt_obj sock
+#define rcvfix_setsockopt_sk(obj) (obj)
+#else
+#define RCVFIX_SETSOCKOPT_NAME "sock_setsockopt"
+#define rcvfix_setsockopt_obj socket
+#define rcvfix_setsockopt_sk(obj) ((obj)->sk)
+#endif
+
+#ifndef RCVFIX_HAVE_CURRENT_BPF_CTX
+#define has_current_bpf_ctx() false
+#endif
+
+#ifdef RCVFIX_BPF_LEGACY
+#define sockopt_lock_sock(sk) lock_sock(sk)
+#define sockopt_release_sock(sk) release_sock(sk)
+#define sockopt_capable(cap) capable(cap)
 #endif
 
 #endif /* _RCVFIX_COMPAT_H */

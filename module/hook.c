@@ -69,12 +69,14 @@ static int rcvfix_hook_arm(struct rcvfix_hook *hook)
 	 * A fresh ops every time, as the livepatch core allocates one:
 	 * ftrace_free_filter() frees the filter hashes but leaves the
 	 * pointers to them, which the next ftrace_set_filter_ip() on the
-	 * same ops would copy from and free a second time.
+	 * same ops would copy from and free a second time. Before 6.0 the
+	 * emptied hashes stay and are used again (compat.h): zeroing the
+	 * ops there would leak them.
 	 */
-	hook->ops = (struct ftrace_ops){
-		.func = hook->entry,
-		.flags = FTRACE_OPS_FL_IPMODIFY | FTRACE_OPS_FL_PERMANENT,
-	};
+	if (!RCVFIX_FTRACE_OPS_REUSE)
+		hook->ops = (struct ftrace_ops){};
+	hook->ops.func = hook->entry;
+	hook->ops.flags = FTRACE_OPS_FL_IPMODIFY | FTRACE_OPS_FL_PERMANENT;
 	if (!IS_ENABLED(CONFIG_HAVE_DYNAMIC_FTRACE_WITH_ARGS))
 		hook->ops.flags |= FTRACE_OPS_FL_SAVE_REGS;
 
@@ -84,7 +86,7 @@ static int rcvfix_hook_arm(struct rcvfix_hook *hook)
 
 	ret = register_ftrace_function(&hook->ops);
 	if (ret) {
-		ftrace_free_filter(&hook->ops);
+		rcvfix_ftrace_free_filter(&hook->ops);
 		return ret;
 	}
 	hook->armed = true;
@@ -118,7 +120,7 @@ static void rcvfix_hook_disarm(struct rcvfix_hook *hook)
 		__module_get(THIS_MODULE);
 		return;
 	}
-	ftrace_free_filter(&hook->ops);
+	rcvfix_ftrace_free_filter(&hook->ops);
 	hook->armed = false;
 }
 

@@ -15,6 +15,10 @@
  *                     SO_RCVBUFFORCE. Every other option meets one compare
  *                     in the entry callback and runs the kernel's own code.
  *
+ * Before 6.0 the SOL_SOCKET entry is sock_setsockopt() (user space only)
+ * and bpf_setsockopt() has its own SO_RCVBUF code: bpf_legacy.c adds its
+ * hooks.
+ *
  * MPTCP subflows follow the MPTCP socket's lock: mptcp.c.
  *
  * In a disabled namespace nothing is redirected: the kernel's code runs.
@@ -29,6 +33,7 @@
 #include <linux/sockptr.h>
 #include <net/sock.h>
 
+#include "bpf_legacy.h"
 #include "hook.h"
 #include "mptcp.h"
 #include "netns.h"
@@ -64,7 +69,7 @@ static void rcvfix_proto_set_rcvbuf(struct sock *sk, struct socket *sock)
  * an avoided lock skips the lock and what the lock brings (on 7.1 and
  * later the window clamp: autotuning raises it with the buffer).
  */
-static void rcvfix_set_rcvbuf(struct sock *sk, int val, enum rcvfix_path path)
+void rcvfix_set_rcvbuf(struct sock *sk, int val, enum rcvfix_path path)
 {
 	struct socket *sock = sk->sk_socket;
 	const struct net *net = sock_net(sk);
@@ -94,26 +99,16 @@ static void rcvfix_set_rcvbuf(struct sock *sk, int val, enum rcvfix_path path)
 /* ---- strategy "callers": sk_setsockopt() and sock_set_rcvbuf() ---- */
 
 /*
- * The rule is TCP's: TCP and MPTCP stream sockets over IPv4 and IPv6.
- * Everything else (UDP, UNIX, SMC, ...) runs the kernel's own code.
- */
-static __always_inline bool rcvfix_sk_in_scope(const struct sock *sk)
-{
-	return (sk->sk_protocol == IPPROTO_TCP ||
-		sk->sk_protocol == IPPROTO_MPTCP) &&
-	       sk->sk_type == SOCK_STREAM &&
-	       (sk->sk_family == AF_INET || sk->sk_family == AF_INET6);
-}
-
-/*
  * sk_setsockopt() for SO_RCVBUF and SO_RCVBUFFORCE only, line for line the
  * stock code paths of those two options, including the BPF case where
  * the caller already holds the socket lock (sockopt_lock_sock() and
  * sockopt_capable() know it from current->bpf_ctx).
  */
-static int rcvfix_sk_setsockopt(struct sock *sk, int level, int optname,
-				sockptr_t optval, unsigned int optlen)
+static int rcvfix_sk_setsockopt(struct rcvfix_setsockopt_obj *obj, int level,
+				int optname, sockptr_t optval,
+				unsigned int optlen)
 {
+	struct sock *sk = rcvfix_setsockopt_sk(obj);
 	enum rcvfix_path path = has_current_bpf_ctx() ? RCVFIX_PATH_BPF :
 							RCVFIX_PATH_SETSOCKOPT;
 	int ret = 0;
@@ -154,7 +149,8 @@ static void notrace rcvfix_entry_sk_setsockopt(unsigned long ip,
 
 	if (likely(optname != SO_RCVBUF && optname != SO_RCVBUFFORCE))
 		return;
-	sk = (struct sock *)rcvfix_fregs_arg(fregs, 0);
+	sk = rcvfix_setsockopt_sk((struct rcvfix_setsockopt_obj *)
+				  rcvfix_fregs_arg(fregs, 0));
 	if (rcvfix_sk_in_scope(sk) && rcvfix_net_enabled(sock_net(sk)))
 		rcvfix_hook_redirect(fregs, rcvfix_sk_setsockopt);
 }
@@ -187,8 +183,10 @@ static void notrace rcvfix_entry_sock_set_rcvbuf(unsigned long ip,
  * nothing by arm.c, only while some namespace has the fix enabled.
  */
 static struct rcvfix_hook rcvfix_candidate_hooks[] = {
-	{ .name = "sk_setsockopt", .entry = rcvfix_entry_sk_setsockopt },
+	{ .name = RCVFIX_SETSOCKOPT_NAME, .entry = rcvfix_entry_sk_setsockopt },
 	{ .name = "sock_set_rcvbuf", .entry = rcvfix_entry_sock_set_rcvbuf },
+	RCVFIX_BPF_LEGACY_HOOK_SOCK_OPS
+	RCVFIX_BPF_LEGACY_HOOK_SOCK_ADDR
 	{ .name = RCVFIX_MPTCP_TARGET, .entry = rcvfix_mptcp_entry_sync_intval,
 	  .optional = true },
 };

@@ -118,9 +118,11 @@ lint_kvers() {
 
 # sparse_one KVER FOLDER: build a fresh copy of FOLDER (module/, tests/kmod/)
 # in build/lint/KVER/ with C=2 W=1; every warning or error is a problem.
+# The copies sit side by side (module, kmod), as in build/KVER/: the test
+# modules' Kbuild includes ../module/Kbuild.
 sparse_one() {
 	local kver=$1 folder=$2 dir out line src n0 st
-	dir=$LINT/$kver/$folder
+	dir=$LINT/$kver/${folder##*/}
 	rm -rf "$dir"
 	mkdir -p "$dir"
 	for src in "$folder"/Kbuild "$folder"/Makefile "$folder"/*.[ch]; do

@@ -119,7 +119,14 @@ done
 check_eq "/proc/net/rcvfix keys" "$want " "$keys"
 # One strategy on every kernel: the two callers of __sock_set_rcvbuf, plus
 # the MPTCP subflow sync where the kernel has it as a traceable function.
-want_strategy="callers" want_targets="sk_setsockopt,sock_set_rcvbuf"
+# Before 6.0 (no sk_setsockopt) the SOL_SOCKET entry is sock_setsockopt and
+# bpf_setsockopt's own SO_RCVBUF code is reached through its two helpers.
+want_strategy="callers"
+if grep -qE ' [tT] sk_setsockopt$' /proc/kallsyms; then
+	want_targets="sk_setsockopt,sock_set_rcvbuf"
+else
+	want_targets="sock_setsockopt,sock_set_rcvbuf,bpf_sock_ops_setsockopt,bpf_sock_addr_setsockopt"
+fi
 if grep -qx mptcp_sol_socket_sync_intval \
 	<(awk '{ print $1 }' /sys/kernel/tracing/available_filter_functions); then
 	want_targets+=",mptcp_sol_socket_sync_intval"

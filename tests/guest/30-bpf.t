@@ -56,8 +56,23 @@ run_bpf() {
 	fi
 }
 
+# Before 6.0 bpf_getsockopt() knows no SOL_SOCKET/SO_RCVBUF (-EINVAL): the
+# program cannot read the buffer back there (the sockets' own SO_RCVBUF and
+# locks, read by wscale, are checked below all the same).
+if grep -qE ' [tT] sk_getsockopt$' /proc/kallsyms; then
+	bpf_get_rcvbuf=1
+else
+	bpf_get_rcvbuf=0
+fi
+
 # hook_is LABEL LINE EXP_RCVBUF: one call, rc 0, SO_RCVBUF as expected.
 hook_is() {
+	if ((!bpf_get_rcvbuf)) && [[ $(kv get_rc "$2") == -22 ]]; then
+		check_eq "$1" "calls=1 rc=0" \
+			"calls=$(kv calls "$2") rc=$(kv rc "$2")"
+		ok "$1: SO_RCVBUF read back # SKIP bpf_getsockopt(SO_RCVBUF) does not exist before 6.0"
+		return
+	fi
 	check_eq "$1" "calls=1 rc=0 rcvbuf=$3" \
 		"calls=$(kv calls "$2") rc=$(kv rc "$2") rcvbuf=$(kv rcvbuf "$2")"
 }

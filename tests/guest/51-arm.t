@@ -24,7 +24,12 @@ lock_after_rcvbuf() {	# lock bit after SO_RCVBUF 65536 (tcp_rmem[1] 131072)
 }
 # state: "armed enabled_namespaces" from /proc/net/rcvfix
 state() { echo "$(rcvfix_status armed) $(rcvfix_status enabled_namespaces)"; }
-livepatch_on() { insmod "$livepatch" func=sk_setsockopt; }
+# The function the livepatch takes: sk_setsockopt, or before 6.0 (where
+# the test livepatch has no replacement for sock_setsockopt's prototype)
+# sock_set_rcvbuf, the other function rcvfix always hooks.
+lp=sk_setsockopt
+grep -qE ' [tT] sk_setsockopt$' /proc/kallsyms || lp=sock_set_rcvbuf
+livepatch_on() { insmod "$livepatch" func=$lp; }
 livepatch_off() {
 	echo 0 > "$LP/enabled"
 	local i
@@ -44,11 +49,11 @@ check_eq "loaded idle: armed no, 0 namespaces" "no 0" "$(state)"
 check_eq "loaded idle: no rcvfix ftrace hook" 0 "$(rcvfix_hooks)"
 check_eq "loaded idle: stock lock" 2 "$(lock_after_rcvbuf)"
 
-# 2. A livepatch of sk_setsockopt loads beside the idle module.
+# 2. A livepatch of $lp loads beside the idle module.
 if pp livepatch_on; then
-	ok "livepatch of sk_setsockopt loads while rcvfix is loaded but idle"
+	ok "livepatch of $lp loads while rcvfix is loaded but idle"
 else
-	fail "livepatch of sk_setsockopt loads while rcvfix is loaded but idle"
+	fail "livepatch of $lp loads while rcvfix is loaded but idle"
 	done_testing
 fi
 check "livepatch enabled" grep -qx 1 "$LP/enabled"
@@ -62,15 +67,15 @@ check_eq "still armed no, 0 namespaces" "no 0" "$(state)"
 check_eq "no rcvfix ftrace hook left behind" 0 "$(rcvfix_hooks)"
 log=$(dmesg_since_mark "enable under livepatch")
 echo "$log" | grep rcvfix | sed 's/^/# dmesg: /'
-check_eq "one log line names sk_setsockopt, EBUSY and the owner's kind" 1 \
-	"$(grep -c 'rcvfix: cannot hook sk_setsockopt: EBUSY (-16), owner: livepatch-or-ftrace-ops; net.rcvfix.enable stays 0' <<< "$log")"
+check_eq "one log line names $lp, EBUSY and the owner's kind" 1 \
+	"$(grep -c "rcvfix: cannot hook $lp: EBUSY (-16), owner: livepatch-or-ftrace-ops; net.rcvfix.enable stays 0" <<< "$log")"
 check_eq "/proc/net/rcvfix: why the last attempt failed" \
-	"EBUSY:sk_setsockopt:livepatch-or-ftrace-ops" "$(rcvfix_status last_arm_error)"
+	"EBUSY:$lp:livepatch-or-ftrace-ops" "$(rcvfix_status last_arm_error)"
 check_eq "/proc/net/rcvfix: one failure counted" 1 "$(rcvfix_status arm_failures)"
 st=$("$RCVFIX_BIN/rcvfixctl" status)
 echo "$st" | sed 's/^/# status: /'
 check "rcvfixctl status: armed no, enabled nowhere, why" \
-	grep -qzE 'armed: +no.*enabled in: +0 namespaces.*last arm error: +EBUSY on sk_setsockopt \(owner: livepatch-or-ftrace-ops\)' <<< "$st"
+	grep -qzE "armed: +no.*enabled in: +0 namespaces.*last arm error: +EBUSY on $lp \\(owner: livepatch-or-ftrace-ops\\)" <<< "$st"
 check_eq "setsockopt under the livepatch is stock" 2 "$(lock_after_rcvbuf)"
 
 # 4. Livepatch removed: enabling works, both hooks armed.
@@ -86,8 +91,8 @@ check "sk_setsockopt and sock_set_rcvbuf among them" test "$ntargets" -ge 2
 check_eq "last_arm_error cleared by the successful arm" none \
 	"$(rcvfix_status last_arm_error)"
 check_eq "the fix works" 0 "$(lock_after_rcvbuf)"
-check "a livepatch of sk_setsockopt is refused while armed" \
-	bash -c "! insmod $livepatch func=sk_setsockopt 2> /dev/null"
+check "a livepatch of $lp is refused while armed" \
+	bash -c "! insmod $livepatch func=$lp 2> /dev/null"
 
 # 5. Counting namespaces: the last one out disarms, also by being destroyed.
 na=$(netns_new a)
@@ -129,10 +134,10 @@ check_eq "default_enable=1: armed at load" yes "$(rcvfix_status armed)"
 rcvfix_unload
 livepatch_on
 dmesg_mark "default under livepatch"
-check "default_enable=1 with sk_setsockopt owned: load refused" \
+check "default_enable=1 with $lp owned: load refused" \
 	bash -c "! insmod $RCVFIX_KO default_enable=1 2> /dev/null"
-check "and the log names sk_setsockopt" grep -q \
-	'rcvfix: cannot hook sk_setsockopt: EBUSY' <(dmesg_since_mark "default under livepatch")
+check "and the log names $lp" grep -q \
+	"rcvfix: cannot hook $lp: EBUSY" <(dmesg_since_mark "default under livepatch")
 livepatch_off
 
 done_testing

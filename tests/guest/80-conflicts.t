@@ -14,6 +14,10 @@ livepatch=$RCVFIX_KMOD/rcvfix_test_livepatch.ko
 
 loaded() { grep -q "^$1 " /proc/modules; }
 
+# The SOL_SOCKET setsockopt entry rcvfix hooks: sock_setsockopt before 6.0.
+entry=sk_setsockopt
+grep -qE ' [tT] sk_setsockopt$' /proc/kallsyms || entry=sock_setsockopt
+
 # lock bit after SO_RCVBUF 65536 with the default tcp_rmem[1] of 131072:
 # 0 when rcvfix is working and enabled, 2 in stock.
 lock_after_rcvbuf() { "$RCVFIX_BIN/sockopt" rcvbuf=65536 | awk -F'lock=' 'END { print $2 + 0 }'; }
@@ -35,7 +39,7 @@ no_rcvfix_hook() { ! grep -q '\[rcvfix\]' /sys/kernel/tracing/enabled_functions;
 # is refused with EBUSY, the switch stays 0, nothing is left armed.
 for kind in kprobe ftrace; do
 	pp insmod "$conflict" kind=$kind
-	check "rcvfix loads beside a $kind on sk_setsockopt (nothing enabled)" \
+	check "rcvfix loads beside a $kind on $entry (nothing enabled)" \
 		rcvfix_load
 	dmesg_mark "$kind first"
 	res=$("$RCVFIX_BIN/sysctlw" "$E" 1)
@@ -49,7 +53,7 @@ for kind in kprobe ftrace; do
 			"ret=-1 errno=EBUSY" "$res"
 		check_eq "the switch stays 0 ($kind)" 0 "$(cat "$E")"
 		check "one dmesg line names the target, EBUSY and the owner ($kind)" \
-			grep -q "rcvfix: cannot hook sk_setsockopt: EBUSY (-16), owner: $([[ $kind == kprobe ]] && echo kprobe || echo livepatch-or-ftrace-ops)" \
+			grep -q "rcvfix: cannot hook $entry: EBUSY (-16), owner: $([[ $kind == kprobe ]] && echo kprobe || echo livepatch-or-ftrace-ops)" \
 			<(dmesg_since_mark "$kind first")
 		check_eq "not armed ($kind)" no "$(rcvfix_status armed)"
 		check "no rcvfix ftrace hook left behind ($kind)" no_rcvfix_hook
@@ -69,7 +73,7 @@ check_eq "enabling is refused with EBUSY (livepatch)" "ret=-1 errno=EBUSY" \
 check "dmesg names sock_set_rcvbuf and EBUSY" \
 	grep -q 'rcvfix: cannot hook sock_set_rcvbuf: EBUSY (-16), owner: livepatch-or-ftrace-ops' \
 	<(dmesg_since_mark "livepatch first")
-check "all or nothing: the sk_setsockopt hook of the failed arm was undone" \
+check "all or nothing: the $entry hook of the failed arm was undone" \
 	no_rcvfix_hook
 pp rcvfix_unload
 livepatch_off
@@ -77,7 +81,7 @@ check "livepatch removed" test ! -d /sys/kernel/livepatch/rcvfix_test_livepatch
 
 # rcvfix loaded but idle holds nothing: an IPMODIFY user comes and goes.
 pp rcvfix_load
-check "an IPMODIFY ftrace_ops on sk_setsockopt loads while rcvfix is idle" \
+check "an IPMODIFY ftrace_ops on $entry loads while rcvfix is idle" \
 	insmod "$conflict" kind=ftrace
 pp rmmod rcvfix_test_conflict
 pp rcvfix_unload
@@ -86,21 +90,21 @@ pp rcvfix_unload
 pp rcvfix_load
 echo 1 > "$E"
 if insmod "$conflict" kind=ftrace 2> /dev/null; then
-	fail "an IPMODIFY ftrace_ops on sk_setsockopt is refused while rcvfix owns it"
+	fail "an IPMODIFY ftrace_ops on $entry is refused while rcvfix owns it"
 	rmmod rcvfix_test_conflict
 else
-	ok "an IPMODIFY ftrace_ops on sk_setsockopt is refused while rcvfix owns it"
+	ok "an IPMODIFY ftrace_ops on $entry is refused while rcvfix owns it"
 fi
 # 6.1 and 6.12 refuse the kprobe (EBUSY). 7.3 lets it register without
 # touching the ftrace entry: then it must not disturb rcvfix.
 if insmod "$conflict" kind=kprobe 2> /dev/null; then
 	echo "# $KVER: a kprobe with a post_handler registers beside rcvfix"
-	check "rcvfix's hook is still the one on sk_setsockopt" \
-		grep -q '^sk_setsockopt .*\[rcvfix\]' /sys/kernel/tracing/enabled_functions
+	check "rcvfix's hook is still the one on $entry" \
+		grep -q "^$entry .*\[rcvfix\]" /sys/kernel/tracing/enabled_functions
 	check_eq "rcvfix still fixes SO_RCVBUF with that kprobe registered" 0 "$(lock_after_rcvbuf)"
 	pp rmmod rcvfix_test_conflict
 else
-	ok "a kprobe on sk_setsockopt is refused while rcvfix owns it"
+	ok "a kprobe on $entry is refused while rcvfix owns it"
 fi
 if insmod "$livepatch" 2> /dev/null; then
 	fail "a livepatch of sock_set_rcvbuf is refused while rcvfix owns it"

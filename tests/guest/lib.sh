@@ -95,12 +95,30 @@ dmesg_since_mark() {	# dmesg_since_mark TEXT: log lines after that mark
 	dmesg | awk -v m="rcvfix-test: $RCVFIX_TEST: $1" 'f; index($0, m) { f = 1 }'
 }
 
+# Before Linux 5.15 getsockopt(SO_BUF_LOCK) does not exist: the test module
+# rcvfix_test_buflock then shows a socket's locks to the test programs
+# (sock_buf_lock() in tests/progs/common.h). Loaded here for the script,
+# unloaded by rcvfix_cleanup. RCVFIX_HAVE_BUF_LOCK=0 there: setsockopt of
+# the option fails with ENOPROTOOPT (sockopt_model knows it).
+RCVFIX_HAVE_BUF_LOCK=1
+_buflock_loaded=0
+buflock_observable() {
+	local kmod=${RCVFIX_KMOD:-}/rcvfix_test_buflock.ko
+	[[ -x ${RCVFIX_BIN:-}/sockopt ]] || return 0
+	[[ $("$RCVFIX_BIN/sockopt" buflock=0) == *errno=ENOPROTOOPT* ]] || return 0
+	RCVFIX_HAVE_BUF_LOCK=0
+	grep -q '^rcvfix_test_buflock ' /proc/modules && return 0
+	insmod "$kmod" && _buflock_loaded=1
+}
+buflock_observable
+
 rcvfix_cleanup() {
 	local ns
 	for ns in $(ip netns list 2>/dev/null | awk '{ print $1 }'); do
 		[[ $ns == rcvfix-*-"$$" ]] && ip netns del "$ns" 2>/dev/null
 	done
 	rcvfix_unload 2>/dev/null
+	((!_buflock_loaded)) || rmmod rcvfix_test_buflock 2>/dev/null
 	return 0
 }
 trap rcvfix_cleanup EXIT
@@ -264,7 +282,9 @@ sockopt_model() {
 			elif [[ $mod == badptr ]]; then
 				ret=-1 err=EFAULT
 			elif [[ $name == buflock ]]; then
-				if ((val & ~3)); then
+				if ((!RCVFIX_HAVE_BUF_LOCK)); then
+					ret=-1 err=ENOPROTOOPT
+				elif ((val & ~3)); then
 					ret=-1 err=EINVAL
 				else
 					M_LOCK=$val

@@ -49,6 +49,30 @@ else
 	echo "== host unit tests: none yet (no tests/unit/Makefile)"
 fi
 
+# kernel_origin KVER: the Debian package (and version) the kernel came from.
+kernel_origin() {
+	local k=$1 v line deb
+	line=$("$HARNESS/chroot-kernel.sh" line "$k")
+	if [[ -n $line ]]; then
+		for deb in "$RCVFIX_REPO/build/$line/$k"/debs/*.deb; do
+			[[ -f $deb ]] || continue
+			deb=${deb##*/}
+			echo "${deb%_*.deb} (build/$line chroot)" | sed 's/_/ /'
+			return
+		done
+		echo "unpacked under build/$line"
+	elif v=$(dpkg-query -W -f='${Version}' "linux-image-$k" 2> /dev/null); then
+		echo "linux-image-$k $v"
+	else
+		echo "not installed"
+	fi
+}
+
+echo "== kernels under test (the newest ABI of each line, or its pin):"
+for kver in "$@"; do
+	echo "   $kver: $(kernel_origin "$kver")"
+done
+
 for kver in "$@"; do
 	summary=$RCVFIX_BUILD/$kver/logs/summary
 	rm -f "$summary"

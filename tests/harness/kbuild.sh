@@ -3,7 +3,8 @@
 # Builds rcvfix.ko and the test modules (tests/kmod) for one kernel, each in
 # a copy under build/KVER/ so that kernels never share objects. Holds
 # build/KVER/.lock while building: a guest run of that kernel holds it shared.
-# Usage: kbuild.sh KVER   (MAKE in the environment: the make to run)
+# Usage: kbuild.sh KVER   (MAKE in the environment: the make to run;
+#   RCVFIX_KBUILD_ROOT: the chroot the headers are in, chroot-kernel.sh)
 set -euo pipefail
 # shellcheck source=common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -14,7 +15,7 @@ kdir=/usr/src/linux-headers-$kver
 out=$RCVFIX_BUILD/$kver
 make=${MAKE:-make}
 
-[[ -f $kdir/Makefile ]] ||
+[[ -f ${RCVFIX_KBUILD_ROOT:-}$kdir/Makefile ]] ||
 	die "$kdir missing: install linux-headers-$kver (make deps KVERS=$kver)"
 [[ -f $RCVFIX_REPO/module/Kbuild ]] || die "module/Kbuild missing"
 

@@ -15,9 +15,10 @@
 #include <linux/module.h>
 #include <linux/string.h>
 
-static char *func = "sk_setsockopt";
+/* sk_setsockopt, or sock_setsockopt before 6.0 (module/compat.h) */
+static char *func = RCVFIX_SETSOCKOPT_NAME;
 module_param(func, charp, 0444);
-MODULE_PARM_DESC(func, "function to claim (default sk_setsockopt)");
+MODULE_PARM_DESC(func, "function to claim (default: the SOL_SOCKET setsockopt entry rcvfix hooks)");
 
 static char *kind = "kprobe";
 module_param(kind, charp, 0444);
@@ -58,7 +59,7 @@ static int conflict_claim_ftrace(void)
 	if (!ret)
 		ret = register_ftrace_function(&conflict_ops);
 	if (ret)
-		ftrace_free_filter(&conflict_ops);
+		rcvfix_ftrace_free_filter(&conflict_ops);
 	return ret;
 }
 
@@ -89,7 +90,7 @@ static void __exit conflict_exit(void)
 		unregister_kprobe(&conflict_kp);
 	} else {
 		unregister_ftrace_function(&conflict_ops);
-		ftrace_free_filter(&conflict_ops);
+		rcvfix_ftrace_free_filter(&conflict_ops);
 	}
 }
 

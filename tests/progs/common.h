@@ -176,6 +176,54 @@ static inline int run_in_cgroup(const char *cgroup, char **argv, int timeout,
 	return 128 + WTERMSIG(status);
 }
 
+/* Served by tests/kmod/rcvfix_test_buflock.ko (lib.sh loads it if needed). */
+#define BUF_LOCK_PROC "/proc/rcvfix_test_buflock"
+
+/*
+ * The buffer locks of socket @fd, SOCK_SNDBUF_LOCK | SOCK_RCVBUF_LOCK as
+ * getsockopt(SO_BUF_LOCK) reports them (2 = receive buffer locked). That
+ * option exists since Linux 5.15; before (ENOPROTOOPT) the test module's
+ * /proc file reads them: write the descriptor's number, read the same
+ * open file. -1 (errno set) if neither can.
+ */
+/* Does this kernel have SO_BUF_LOCK (5.15)? */
+static inline int have_so_buf_lock(void)
+{
+	int fd = socket(AF_INET, SOCK_STREAM, 0), v, ok;
+	socklen_t len = sizeof(v);
+
+	if (fd < 0)
+		return 0;
+	ok = !getsockopt(fd, SOL_SOCKET, SO_BUF_LOCK, &v, &len);
+	close(fd);
+	return ok;
+}
+
+static inline int sock_buf_lock(int fd)
+{
+	socklen_t len = sizeof(int);
+	char buf[16];
+	int lock, f, n;
+
+	if (!getsockopt(fd, SOL_SOCKET, SO_BUF_LOCK, &lock, &len))
+		return lock;
+	if (errno != ENOPROTOOPT)
+		return -1;
+	f = open(BUF_LOCK_PROC, O_RDWR | O_CLOEXEC);
+	if (f < 0)
+		return -1;
+	n = snprintf(buf, sizeof(buf), "%d", fd);
+	if (write(f, buf, n) != n)
+		n = -1;
+	else
+		n = pread(f, buf, sizeof(buf) - 1, 0);
+	close(f);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	return atoi(buf);
+}
+
 /*
  * The rest follows the test programs' conventions. bench/ programs keep
  * the exit codes their --help documents: they define RCVFIX_OWN_EXIT_CODES

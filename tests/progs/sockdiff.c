@@ -105,11 +105,12 @@ static void out_intopt(const struct cell *c, const char *sock, const char *key,
 
 /*
  * The buffer lock bits of @fd as KEY=VALUE: the one place that reads them
- * (SO_BUF_LOCK since 5.15; older kernels need another observable).
+ * (SO_BUF_LOCK since 5.15; before, the rcvfix_test_buflock test module,
+ * through sock_buf_lock()).
  */
 static void out_lock(const struct cell *c, const char *sock, int fd)
 {
-	out_intopt(c, sock, "buf_lock", fd, SOL_SOCKET, SO_BUF_LOCK);
+	out(c, sock, "buf_lock=%d", sock_buf_lock(fd));
 }
 
 /* Every field of a struct tcp_info the kernel filled (@len bytes). */
@@ -275,8 +276,11 @@ static void request(const struct cell *c, const char *sock, int fd)
 	int two = 2, lockval = tcp_rmem1 / 2 - 1, r;
 	char name[32];
 
-	/* MPTCP has no SO_BUF_LOCK (EOPNOTSUPP): a locking request first. */
-	if (c->prelock && c->family == 'm') {
+	/*
+	 * MPTCP has no SO_BUF_LOCK (EOPNOTSUPP), nor has any socket before
+	 * 5.15 (ENOPROTOOPT): a locking request first.
+	 */
+	if (c->prelock && (c->family == 'm' || !have_so_buf_lock())) {
 		r = setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &lockval,
 			       sizeof(lockval));
 		out(c, sock, "prelock_rcvbuf=%s", r ? errno_name(errno) : "0");

@@ -67,8 +67,8 @@ static void print_state(int fd, const char *op, int ret, int err)
 		return;
 	if (getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, &len))
 		die(EXIT_SETUP, "getsockopt(SO_RCVBUF): %s", strerror(errno));
-	len = sizeof(lock);
-	if (getsockopt(fd, SOL_SOCKET, SO_BUF_LOCK, &lock, &len))
+	lock = sock_buf_lock(fd);
+	if (lock < 0)
 		snprintf(lockbuf, sizeof(lockbuf), "?");
 	else
 		snprintf(lockbuf, sizeof(lockbuf), "%d", lock);

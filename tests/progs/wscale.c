@@ -110,9 +110,7 @@ static struct buf_state get_buf_state(int fd)
 
 	if (getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &st.rcvbuf, &len))
 		die(EXIT_SETUP, "getsockopt(SO_RCVBUF): %s", strerror(errno));
-	len = sizeof(int);
-	if (getsockopt(fd, SOL_SOCKET, SO_BUF_LOCK, &st.lock, &len))
-		st.lock = -1;
+	st.lock = sock_buf_lock(fd);
 	st.clamp = get_clamp(fd);
 	return st;
 }

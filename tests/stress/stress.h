@@ -296,6 +296,9 @@ static inline int get_int_opt(int fd, int opt)
 	int v = -1;
 	socklen_t len = sizeof(v);
 
+	if (opt == SO_BUF_LOCK)		/* also before 5.15 (common.h) */
+		return sock_buf_lock(fd);
+
 	if (getsockopt(fd, SOL_SOCKET, opt, &v, &len))
 		return -1;
 	return v;
