@@ -80,9 +80,11 @@
 /* Before 5.11 "fregs" are the pt_regs, NULL unless SAVE_REGS was asked. */
 #define rcvfix_fregs_set_ip(fregs, ip)					\
 	({								\
-		if (fregs)						\
-			instruction_pointer_set(fregs, ip);		\
-		!!(fregs);						\
+		struct pt_regs *__regs = (fregs);			\
+									\
+		if (__regs)						\
+			instruction_pointer_set(__regs, ip);		\
+		!!__regs;						\
 	})
 #elif defined(CONFIG_HAVE_DYNAMIC_FTRACE_WITH_ARGS)
 #define rcvfix_fregs_set_ip(fregs, ip) \
