@@ -49,10 +49,13 @@ def project_facts():
                         read("module", "version.h")).group(1)
     dkms = dict(re.findall(r'^(PACKAGE_NAME|PACKAGE_VERSION)="([^"]*)"',
                            read("dkms.conf"), re.M))
-    mk = read("Makefile") + read("mk", "newest.mk")
+    # The tested pins: 6.1 and 6.12 in the Makefile, 7.x in the chroot
+    # harness (its "newest" line).
+    mk = read("Makefile")
+    chroot = read("tests", "harness", "chroot-kernel.sh")
     kernels = [re.search(r"\),(6\.1\.0-[0-9]+-amd64)\)", mk).group(1),
-               re.search(r"^KVER_612 \?= (\S+)", mk, re.M).group(1),
-               re.search(r"^NEWEST_KVER_PIN := (\S+)", mk, re.M).group(1)]
+               re.search(r"^KVER_612_PIN := (\S+)", mk, re.M).group(1),
+               re.search(r"pin=\(\[amd64\]=(7\.\S+-amd64)", chroot).group(1)]
     params = set()
     for name in os.listdir(os.path.join(REPO, "module")):
         if name.endswith(".c"):
