@@ -41,8 +41,10 @@ static int livepatch_find_sk_setsockopt(void)
 	struct kprobe kp = { .symbol_name = "sk_setsockopt" };
 	int ret;
 
+#ifdef X86_FEATURE_IBT	/* since 5.18 */
 	if (cpu_feature_enabled(X86_FEATURE_IBT))
 		return -EOPNOTSUPP;
+#endif
 	ret = register_kprobe(&kp);
 	if (ret)
 		return ret;
