@@ -25,7 +25,7 @@
 #endif
 
 static const char usage[] =
-"usage: sockdiff [-p PORT] [-T SECONDS] [-K] all|CELL...\n"
+"usage: sockdiff [-p PORT] [-T SECONDS] [-K] [-M] all|CELL...\n"
 "  CELL is FAMILY:STAGE:OPT:VALUE; 'all' is the whole matrix (in order):\n"
 "  {tcp,mptcp}:{prebind,listen,estab}:{rcvbuf,rcvbufforce}:VALUE, then\n"
 "  {udp,unix}:socket:{rcvbuf,rcvbufforce}:VALUE.\n"
@@ -46,6 +46,7 @@ static const char usage[] =
 "          range), one more per cell\n"
 "  -T SEC  give up after SEC seconds (default 120), exit 124\n"
 "  -K      no kernel view (the iter/tcp BPF program is not loaded)\n"
+"  -M      'all' without its mptcp cells (a kernel built without MPTCP)\n"
 "Prints: 'CELL SOCKET KEY=VALUE' lines; SOCKET is listener, accepted,\n"
 "  client (socket, peer for udp, unix) after the 1 KB exchange, SOCKET@set\n"
 "  right after the request, with .sfN for MPTCP_TCPINFO's\n"
@@ -473,7 +474,7 @@ static void load_iter(void)
 
 int main(int argc, char **argv)
 {
-	int port = 14000, timeout = 120, kernel = 1, c, i, s, o, v;
+	int port = 14000, timeout = 120, kernel = 1, mptcp = 1, c, i, s, o, v;
 	char spec[64];
 
 	prog_name = "sockdiff";
@@ -481,11 +482,12 @@ int main(int argc, char **argv)
 		fputs(usage, stdout);
 		return 0;
 	}
-	while ((c = getopt(argc, argv, "p:T:K")) != -1) {
+	while ((c = getopt(argc, argv, "p:T:KM")) != -1) {
 		switch (c) {
 		case 'p': port = parse_int("-p", optarg); break;
 		case 'T': timeout = parse_int("-T", optarg); break;
 		case 'K': kernel = 0; break;
+		case 'M': mptcp = 0; break;
 		default: die(EXIT_USAGE, "bad option (try --help)");
 		}
 	}
@@ -502,7 +504,9 @@ int main(int argc, char **argv)
 			run_cell(argv[i], port++);
 			continue;
 		}
-		for (c = 0; c < 4; c++)
+		for (c = 0; c < 4; c++) {
+			if (c == 1 && !mptcp)
+				continue;
 			for (s = 0; s < (c < 2 ? 3 : 1); s++)
 				for (o = 0; o < 2; o++)
 					for (v = 0; v < (int)N_VALUES;
@@ -515,6 +519,7 @@ int main(int argc, char **argv)
 							 values[v]);
 						run_cell(spec, port++);
 					}
+		}
 	}
 	if (iter_link)
 		bpf_link__destroy(iter_link);
