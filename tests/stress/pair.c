@@ -200,8 +200,8 @@ int main(int argc, char **argv)
 					 clamp_force(side_a.val));
 			rcvbuf = get_int_opt(cur_fd, SO_RCVBUF);
 			lock = get_int_opt(cur_fd, SO_BUF_LOCK);
-			want_lock = rule_lock(&env, expect == EXPECT_ENABLED, 0,
-					      size);
+			want_lock = rule_lock(&env, expect == EXPECT_ENABLED &&
+					      rule_applies(cur_fd), 0, size);
 			if (side_a.ret || side_b.ret) {
 				failure("%s #%ld: setsockopt returned %d/%d (%s/%s)",
 					races[k].name, i, side_a.ret,

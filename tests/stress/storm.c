@@ -120,8 +120,10 @@ static void checked_set(struct ns_ctx *ns, int fd, int opt, int val,
 	int clamped = opt == SO_RCVBUF ? clamp_rcvbuf(e, val) :
 					 clamp_force(val);
 	int size = rule_size(e, clamped);
-	int want_en = (was & LOCK_SND) | rule_lock(e, true, was, size);
 	int want_stock = (was & LOCK_SND) | LOCK_RCV;
+	int want_en = rule_applies(fd) ?
+		      (was & LOCK_SND) | rule_lock(e, true, was, size) :
+		      want_stock;
 	struct call_window w;
 	int ret, err, rcvbuf, lock;
 	bool strict, size_ok;

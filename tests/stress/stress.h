@@ -291,6 +291,28 @@ static inline void rule_env_read(struct rule_env *e, int rmem_max)
 	close(fd);
 }
 
+/*
+ * Does rcvfix's rule apply to @fd? Only to TCP and MPTCP stream sockets
+ * over IPv4 and IPv6 (rcvfix_sk_in_scope() in module/rcvbuf.h); every
+ * other socket keeps the kernel's own code, lock included.
+ */
+static inline bool rule_applies(int fd)
+{
+	int dom = 0, type = 0, proto = 0;
+	socklen_t len = sizeof(int);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &dom, &len))
+		return false;
+	len = sizeof(int);
+	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len))
+		return false;
+	len = sizeof(int);
+	if (getsockopt(fd, SOL_SOCKET, SO_PROTOCOL, &proto, &len))
+		return false;
+	return (dom == AF_INET || dom == AF_INET6) && type == SOCK_STREAM &&
+	       (proto == IPPROTO_TCP || proto == 262 /* IPPROTO_MPTCP */);
+}
+
 static inline int get_int_opt(int fd, int opt)
 {
 	int v = -1;
