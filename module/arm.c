@@ -28,12 +28,13 @@
  *    runs a half-armed strategy, since arming is all or nothing and
  *    happens while no namespace is enabled.
  *  - Disarming waits until no task runs a callback or trampoline
- *    (unregister_ftrace_function()) under the mutex, then, without the
- *    mutex, until no task runs a replacement (rcvfix_hook_quiesce()):
- *    that wait can last as long as a socket lock is held, and only the
- *    writer that disarmed waits for it. If another namespace arms the
- *    hooks again meanwhile, the wait ends: the fix is on again. Module
- *    unload always waits to the end (rcvfix_arm_close()).
+ *    (unregister_ftrace_function()) under the mutex, and no longer: a
+ *    task still in a replacement may sleep there for as long as someone
+ *    holds its socket lock, and a sysctl writer must not hang on that.
+ *    Nothing requires the wait: every namespace is off by then, and a
+ *    replacement reads its namespace's switch again under the socket
+ *    lock, so it acts as stock; its code stays until module unload,
+ *    which waits for every such task (rcvfix_arm_close()).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -149,12 +150,12 @@ int rcvfix_arm_get(void)
  *
  * The last one disarms the hooks: no task runs a callback or trampoline
  * of rcvfix's once this returns, and with @wait none runs a replacement
- * either (unless another namespace armed them again meanwhile). A sysctl
- * writer waits, so that "0" means stock code from then on; namespace
- * destruction does not (it would hold up the kernel's cleanup_net work,
- * and a replacement only reads the state of its own socket's namespace,
- * which cannot be the one being destroyed); module unload waits for
- * them in rcvfix_arm_close(). May sleep.
+ * either (unless another namespace armed them again meanwhile). Neither a
+ * sysctl writer nor namespace destruction waits (@wait false): a task in
+ * a replacement may sleep on a socket lock for as long as its owner
+ * likes, and it reads its namespace's switch again under that lock, so it
+ * acts as stock (see the top of this file); module unload waits for every
+ * such task in rcvfix_arm_close(). May sleep.
  */
 void rcvfix_arm_put(bool wait)
 {

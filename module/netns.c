@@ -71,7 +71,7 @@ static int rcvfix_net_switch(struct rcvfix_net *rn, int val)
 	}
 	WRITE_ONCE(rn->enable, val);
 	if (!val)
-		rcvfix_arm_put(true);
+		rcvfix_arm_put(false);
 out:
 	mutex_unlock(&rn->switch_lock);
 	return ret;
