@@ -62,14 +62,3 @@ model_init() {
 	h=$((M_T / 2))
 }
 
-# check_all_only WHY: skip unless this run is `make check-all` (kernel
-# parameter rcvfix_suite=all, set by mk/containers.mk; the kernel hands it to
-# init as an environment variable) or TESTS=... picked scripts by name.
-check_all_only() {
-	local picked=
-	[[ ${rcvfix_suite:-} == all ]] && return 0
-	[[ -r ${rcvfix_env:-} ]] &&
-		picked=$(sed -n 's/^RCVFIX_TESTS=//p' "$rcvfix_env")
-	[[ -n $picked && $picked != "''" ]] && return 0
-	skip "make check-all only: $1; or make check TESTS=$RCVFIX_TEST"
-}
