@@ -22,7 +22,7 @@ need "$RCVFIX_KO" "$RCVFIX_BIN/stress-storm"
 # the storm there (RCVFIX_STORM_OPTS=--calm-load in the guest, or
 # rcvfix_storm_opts=--calm-load on its kernel command line) to pause the
 # workers while insmod runs.
-if stress_long; then cycles=50 phase=300; else cycles=10 phase=150; fi
+if stress_long; then cycles=50 phase=300; else cycles=6 phase=150; fi
 read -r -a calm <<< "${RCVFIX_STORM_OPTS:-${rcvfix_storm_opts:-}}"
 hold=3
 rcvfix_unload

@@ -10,7 +10,7 @@ source "$RCVFIX_REPO/tests/guest/lib.sh"
 source "$RCVFIX_REPO/tests/stress/guest-lib.sh"
 need "$RCVFIX_KO" "$RCVFIX_BIN/stress-pair"
 
-if stress_long; then iter=4000; else iter=600; fi
+if stress_long; then iter=4000; else iter=400; fi
 rcvfix_unload
 ns=$(netns_new pair)
 on_exit "ip netns del $ns"

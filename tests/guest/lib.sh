@@ -334,11 +334,17 @@ check_sockopt() {
 	done
 }
 
-# wait_for FILE TEXT [SECONDS]: wait until FILE contains TEXT (default 20 s).
+# wait_for FILE RE [SECONDS]: wait until a line of FILE matches the
+# extended regular expression RE (default 20 s). Bash builtins only: a
+# fork per poll costs the emulated guest more than the wait itself.
 wait_for() {
-	local i
+	local i line
 	for ((i = 0; i < ${3:-20} * 10; i++)); do
-		grep -q -- "$2" "$1" 2> /dev/null && return 0
+		if [[ -r $1 ]]; then
+			while IFS= read -r line || [[ -n $line ]]; do
+				[[ $line =~ $2 ]] && return 0
+			done < "$1"
+		fi
 		sleep 0.1
 	done
 	return 1

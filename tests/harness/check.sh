@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # The body of `make check` once everything is built: host unit tests, then the
-# in-guest suite on each kernel in turn; prints the results and one closing
-# line "N passed, M failed[, K skipped]" over all of them.
-# Usage: check.sh KVER...   (environment: see vm.sh)
+# in-guest suite on each kernel, guests side by side (one per host CPU);
+# prints the results and one closing line "N passed, M failed[, K skipped]"
+# over all of them.
+# Usage: check.sh KVER...   (environment: see vm.sh; RCVFIX_JOBS=N guests
+# at a time, default: the number of host CPUs)
 set -euo pipefail
 # shellcheck source=common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -73,23 +75,58 @@ for kver in "$@"; do
 	echo "   $kver: $(kernel_origin "$kver")"
 done
 
-for kver in "$@"; do
-	summary=$RCVFIX_BUILD/$kver/logs/summary
-	rm -f "$summary"
-	"$HARNESS/vm.sh" test "$kver" || true
-	if [[ -r $summary ]]; then
-		while read -r key n; do
-			case $key in
-			passed) pass=$((pass + n)) ;;
-			failed) fail=$((fail + n)) ;;
-			skipped) skip=$((skip + n)) ;;
-			esac
-		done < "$summary"
-	else
+# count_summary KVER: add a guest's summary to the totals.
+count_summary() {
+	local summary=$RCVFIX_BUILD/$1/logs/summary key n
+	if [[ ! -r $summary ]]; then
 		fail=$((fail + 1))
-		echo "not ok - $kver: the harness did not finish (see messages above)"
+		echo "not ok - $1: the harness did not finish (see messages above)"
+		return
 	fi
+	while read -r key n; do
+		case $key in
+		passed) pass=$((pass + n)) ;;
+		failed) fail=$((fail + n)) ;;
+		skipped) skip=$((skip + n)) ;;
+		esac
+	done < "$summary"
+}
+
+# Each guest is one TCG thread (vm.sh), so guests run side by side, one per
+# host CPU (RCVFIX_JOBS=N to choose); each one's output is shown whole, in
+# the order of the kernels, once it is done. RCVFIX_JOBS=1 streams it.
+jobs=${RCVFIX_JOBS:-$(nproc)}
+[[ $jobs =~ ^[1-9][0-9]*$ ]] || die "RCVFIX_JOBS=$jobs: give a number of guests, 1 or more"
+((jobs <= $#)) || jobs=$#
+for kver in "$@"; do
+	rm -f "$RCVFIX_BUILD/$kver/logs/summary"
 done
+if ((jobs == 1)); then
+	for kver in "$@"; do
+		"$HARNESS/vm.sh" test "$kver" || true
+		count_summary "$kver"
+	done
+else
+	declare -A out
+	running=0
+	echo "== $# guests, $jobs at a time; each one's results follow when it ends"
+	for kver in "$@"; do
+		if ((running >= jobs)); then
+			wait -n || true
+			running=$((running - 1))
+		fi
+		mkdir -p "$RCVFIX_BUILD/$kver/logs"
+		out[$kver]=$RCVFIX_BUILD/$kver/logs/check.out
+		echo "== guest $kver: started at $((SECONDS - start))s (output: ${out[$kver]})"
+		"$HARNESS/vm.sh" test "$kver" > "${out[$kver]}" 2>&1 &
+		running=$((running + 1))
+	done
+	wait || true
+	for kver in "$@"; do
+		cat "${out[$kver]}"
+		count_summary "$kver"
+	done
+fi
 
 echo "== all done in $((SECONDS - start))s, kernels: $*"
 echo "$pass passed, $fail failed$( ((skip == 0)) || echo ", $skip skipped")"
