@@ -13,7 +13,7 @@ command -v perf > /dev/null || skip "perf missing (apt-get install linux-perf)"
 trace_setup
 echo "# perf: $(perf --version) on $(uname -r)"
 data=$TMPDIR/perf-$$.data
-on_exit "rm -f $data $data.old $TMPDIR/perf-$$.txt"
+on_exit "rm -f $data $data.old $TMPDIR/perf-$$.txt $TMPDIR/perf-rec-$$.txt"
 
 # perf stat, system-wide while the workload runs: 4 events.
 out=$(perf stat -a -x, -e rcvfix:rcvbuf_set -- bash -c \
@@ -22,18 +22,28 @@ out=$(perf stat -a -x, -e rcvfix:rcvbuf_set -- bash -c \
 n=$(awk -F, '$3 == "rcvfix:rcvbuf_set" { print $1 }' <<< "$out")
 check_eq "perf stat counts the workload's events" 4 "$n"
 
-# perf record, system-wide, then perf script: the events' text.
-perf record -q -a -e rcvfix:rcvbuf_set -o "$data" -- sleep 30 > /dev/null 2>&1 &
+# perf record, system-wide, then perf script: the events' text. perf
+# starts with its events disabled (-D -1) and enables them when told on
+# its control fifo, answering "ack" once they count: under emulation its
+# start-up (reading every process's maps) can outlast any fixed wait.
+ctl=$TMPDIR/perf-ctl-$$ ack=$TMPDIR/perf-ack-$$
+mkfifo "$ctl" "$ack"
+on_exit "rm -f $ctl $ack"
+perf record -q -a -D -1 --control "fifo:$ctl,$ack" -e rcvfix:rcvbuf_set \
+	-o "$data" -- sleep 120 > "$TMPDIR/perf-rec-$$.txt" 2>&1 &
 rec=$!
-# perf is ready once it has opened the event; give it time under TCG.
-for ((i = 0; i < 100; i++)); do
-	[[ -s $data ]] && break
-	sleep 0.2
-done
-sleep 2
+exec {ctl_fd}<> "$ctl" {ack_fd}<> "$ack"
+echo enable >&"$ctl_fd"
+reply=
+read -r -t 100 reply <&"$ack_fd" || true
+check_eq "perf record enables its events on request" ack "$reply"
+[[ $reply == ack ]] || sed 's/^/# perf record: /' "$TMPDIR/perf-rec-$$.txt"
 trace_workload
+echo disable >&"$ctl_fd"
+read -r -t 30 reply <&"$ack_fd" || true
 kill -INT "$rec"
 wait "$rec"
+exec {ctl_fd}>&- {ack_fd}>&-
 perf --no-pager script -i "$data" -F trace > "$TMPDIR/perf-$$.txt" 2> /dev/null
 trace_compare "perf script shows the workload's events" "$TMPDIR/perf-$$.txt"
 done_testing

@@ -338,16 +338,16 @@ check_sockopt() {
 # extended regular expression RE (default 20 s). Bash builtins only: a
 # fork per poll costs the emulated guest more than the wait itself.
 wait_for() {
-	local i line
-	for ((i = 0; i < ${3:-20} * 10; i++)); do
+	local line end=$((SECONDS + ${3:-20}))
+	while :; do
 		if [[ -r $1 ]]; then
 			while IFS= read -r line || [[ -n $line ]]; do
 				[[ $line =~ $2 ]] && return 0
 			done < "$1"
 		fi
+		((SECONDS < end)) || return 1
 		sleep 0.1
 	done
-	return 1
 }
 
 # kv KEY LINE: the value of KEY=value in a line of key=value pairs.
