@@ -93,22 +93,29 @@ check_eq "$k namespaces alive for the footprint measurement" "kept $k" "$kept"
 settled_snapshot "$tmp/f0"
 rcvfix_load
 slab_snapshot "$tmp/f1"
+read -r fo fb <<< "$(sum_caches "$tmp/f0" "$tmp/f1")"
 rcvfix_unload
 # The sysctl headers and directories go back through kfree_rcu(), whose
 # batches drain up to 5 s (plus a grace period) later: wait for that, for
-# 30 s at most. A leak stays.
+# 30 s at most. A leak stays. These caches are shared with the rest of
+# the kernel: five load/unload rounds on 6.12 left -76 to +44 objects
+# (a CI run failed on +44 against the former bound of k / 2). So this
+# check bounds what is left by half of what loading added (about five
+# objects per namespace): it catches rcvfix's per-namespace state not
+# freed; a leak of a single object per namespace is the churn's check
+# below (n namespaces, against a control run).
 for ((i = 0; i < 30; i++)); do
 	slab_snapshot "$tmp/f2"
 	read -r ro rb <<< "$(sum_caches "$tmp/f0" "$tmp/f2")"
-	((ro < k / 2)) && break
+	((ro < fo / 2)) && break
 	sleep 1
 done
 echo done >&"$keep_in"
 wait "$keep_pid" 2> /dev/null
-read -r fo fb <<< "$(sum_caches "$tmp/f0" "$tmp/f1")"
 echo "# $RCVFIX_TEST: footprint with $k namespaces: +$fo objects, +$fb bytes loaded ($((fb / (k + 1))) bytes per namespace); $ro objects, $rb bytes left after unload"
 check "loading adds at least one object per namespace ($fo for $k)" test "$fo" -ge "$k"
-check "unloading frees them again (left: $ro objects)" test "$ro" -lt $((k / 2))
+check "unloading frees them again (left: $ro objects, bound: $((fo / 2)))" \
+	test "$ro" -lt $((fo / 2))
 
 # 2. Churn. Warm-up: caches and code paths reach their steady state.
 "$RCVFIX_BIN/stress-nschurn" --ko "$RCVFIX_KO" --namespaces 40 --rate 40 \
