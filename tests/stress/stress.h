@@ -310,7 +310,7 @@ static inline bool rule_applies(int fd)
 	if (getsockopt(fd, SOL_SOCKET, SO_PROTOCOL, &proto, &len))
 		return false;
 	return (dom == AF_INET || dom == AF_INET6) && type == SOCK_STREAM &&
-	       (proto == IPPROTO_TCP || proto == 262 /* IPPROTO_MPTCP */);
+	       (proto == IPPROTO_TCP || proto == IPPROTO_MPTCP);
 }
 
 static inline int get_int_opt(int fd, int opt)
