@@ -53,7 +53,7 @@ static atomic_t rcvfix_arm_users = ATOMIC_INIT(0);
 /* Written under rcvfix_arm_lock, read by rcvfix_arm_show() without it. */
 static bool rcvfix_armed;
 static bool rcvfix_arm_closed;		/* the module is unloading */
-static unsigned long rcvfix_arm_gen;	/* arms so far; ends quiesce waits */
+static unsigned long rcvfix_arms;	/* times the hooks were armed */
 static unsigned long rcvfix_disarms;
 static unsigned long rcvfix_arm_failures;
 static int rcvfix_arm_err;		/* of the last attempt, 0 if it armed */
@@ -103,12 +103,12 @@ static int rcvfix_arm_locked(void)
 	}
 	WRITE_ONCE(rcvfix_arm_err, 0);
 	WRITE_ONCE(rcvfix_armed, true);
-	WRITE_ONCE(rcvfix_arm_gen, rcvfix_arm_gen + 1);
+	WRITE_ONCE(rcvfix_arms, rcvfix_arms + 1);
 	return 0;
 }
 
-/* Disarms; returns the arm generation to hand to rcvfix_hook_quiesce(). */
-static unsigned long rcvfix_disarm_locked(void)
+/* Disarms every hook of the strategy. Under rcvfix_arm_lock. */
+static void rcvfix_disarm_locked(void)
 {
 	struct rcvfix_hook *const *hooks;
 	unsigned int n;
@@ -117,7 +117,6 @@ static unsigned long rcvfix_disarm_locked(void)
 	rcvfix_hooks_disarm(hooks, n);
 	WRITE_ONCE(rcvfix_armed, false);
 	WRITE_ONCE(rcvfix_disarms, rcvfix_disarms + 1);
-	return rcvfix_arm_gen;
 }
 
 /**
@@ -146,21 +145,17 @@ int rcvfix_arm_get(void)
 
 /**
  * rcvfix_arm_put - a namespace has turned the fix off (or is destroyed)
- * @wait: also wait for tasks still running a replacement
  *
  * The last one disarms the hooks: no task runs a callback or trampoline
- * of rcvfix's once this returns, and with @wait none runs a replacement
- * either (unless another namespace armed them again meanwhile). Neither a
- * sysctl writer nor namespace destruction waits (@wait false): a task in
- * a replacement may sleep on a socket lock for as long as its owner
- * likes, and it reads its namespace's switch again under that lock, so it
- * acts as stock (see the top of this file); module unload waits for every
- * such task in rcvfix_arm_close(). May sleep.
+ * of rcvfix's once this returns. Neither the sysctl writer nor namespace
+ * destruction waits for tasks still in a replacement: one may sleep on a
+ * socket lock for as long as its owner likes, and it reads its
+ * namespace's switch again under that lock, so it acts as stock (see the
+ * top of this file); module unload waits for every such task in
+ * rcvfix_arm_close(). May sleep.
  */
-void rcvfix_arm_put(bool wait)
+void rcvfix_arm_put(void)
 {
-	unsigned long gen;
-
 	if (atomic_add_unless(&rcvfix_arm_users, -1, 1))
 		return;
 	mutex_lock(&rcvfix_arm_lock);
@@ -168,10 +163,8 @@ void rcvfix_arm_put(bool wait)
 		mutex_unlock(&rcvfix_arm_lock);
 		return;
 	}
-	gen = rcvfix_disarm_locked();
+	rcvfix_disarm_locked();
 	mutex_unlock(&rcvfix_arm_lock);
-	if (wait)
-		rcvfix_hook_quiesce(&rcvfix_arm_gen, gen);
 }
 
 /**
@@ -189,7 +182,7 @@ void rcvfix_arm_close(void)
 	if (rcvfix_armed)
 		rcvfix_disarm_locked();
 	mutex_unlock(&rcvfix_arm_lock);
-	rcvfix_hook_quiesce(NULL, 0);
+	rcvfix_hook_quiesce();
 }
 
 /* The module-wide arming lines of /proc/net/rcvfix. */
@@ -200,7 +193,7 @@ void rcvfix_arm_show(struct seq_file *m)
 	seq_printf(m, "armed %s\n", READ_ONCE(rcvfix_armed) ? "yes" : "no");
 	seq_printf(m, "enabled_namespaces %d\n",
 		   atomic_read(&rcvfix_arm_users));
-	seq_printf(m, "arms %lu\n", READ_ONCE(rcvfix_arm_gen));
+	seq_printf(m, "arms %lu\n", READ_ONCE(rcvfix_arms));
 	seq_printf(m, "disarms %lu\n", READ_ONCE(rcvfix_disarms));
 	seq_printf(m, "arm_failures %lu\n", READ_ONCE(rcvfix_arm_failures));
 	if (err)

@@ -11,7 +11,7 @@
 #include <linux/types.h>
 
 int rcvfix_arm_get(void);
-void rcvfix_arm_put(bool wait);
+void rcvfix_arm_put(void);
 void rcvfix_arm_close(void);
 void rcvfix_arm_show(struct seq_file *m);
 

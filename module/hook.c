@@ -215,13 +215,8 @@ const char *rcvfix_hook_owner(const struct rcvfix_hook *hook, int err)
 
 /**
  * rcvfix_hook_quiesce - wait until no task executes a replacement
- * @gen: a generation count bumped whenever the hooks are armed again, or
- *	NULL (module unload: nothing can arm them again, wait to the end)
- * @seen: its value when the hooks were disarmed
  *
- * Call after the hooks are disarmed. Stops early when they are armed
- * again meanwhile: the fix is back on, and only the last disarming (the
- * one of module unload in particular) has to see every replacement left.
+ * Module unload calls it once the hooks are disarmed for good.
  *
  * A replacement may sleep (it takes the socket lock), and a sleeping task
  * counts as quiescent for RCU-tasks, so a grace period alone does not
@@ -238,14 +233,12 @@ const char *rcvfix_hook_owner(const struct rcvfix_hook *hook, int err)
  *    but softirq, like any BH- or preempt-disabled region, is an RCU
  *    read-side critical section, so synchronize_rcu() covers it.
  */
-void rcvfix_hook_quiesce(const unsigned long *gen, unsigned long seen)
+void rcvfix_hook_quiesce(void)
 {
 	unsigned long start = jiffies, next = start;
 	int n;
 
 	while ((n = atomic_read(&rcvfix_hook_inflight))) {
-		if (gen && READ_ONCE(*gen) != seen)
-			return;
 		if (time_after_eq(jiffies, next)) {
 			if (next != start)
 				pr_warn("still waiting for %d task(s) to leave a replacement (%u s)\n",

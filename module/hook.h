@@ -27,7 +27,7 @@ int rcvfix_hooks_arm(struct rcvfix_hook *const *hooks, unsigned int n,
 		     struct rcvfix_hook **failed);
 void rcvfix_hooks_disarm(struct rcvfix_hook *const *hooks, unsigned int n);
 const char *rcvfix_hook_owner(const struct rcvfix_hook *hook, int err);
-void rcvfix_hook_quiesce(const unsigned long *gen, unsigned long seen);
+void rcvfix_hook_quiesce(void);
 
 /* Tasks sent to a replacement that have not finished it yet. */
 extern atomic_t rcvfix_hook_inflight;

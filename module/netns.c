@@ -71,7 +71,7 @@ static int rcvfix_net_switch(struct rcvfix_net *rn, int val)
 	}
 	WRITE_ONCE(rn->enable, val);
 	if (!val)
-		rcvfix_arm_put(false);
+		rcvfix_arm_put();
 out:
 	mutex_unlock(&rn->switch_lock);
 	return ret;
@@ -195,7 +195,7 @@ static void rcvfix_net_stop(struct rcvfix_net *rn)
 {
 	if (rn->enable) {
 		WRITE_ONCE(rn->enable, 0);
-		rcvfix_arm_put(false);
+		rcvfix_arm_put();
 	}
 	mutex_destroy(&rn->switch_lock);
 }
