@@ -23,6 +23,13 @@
 
 unsigned int rcvfix_net_id __read_mostly;
 
+/*
+ * Set once register_pernet_subsys() has given every namespace its state,
+ * and never cleared: from then on a namespace's slot is NULL or its state
+ * (see rcvfix_net()), and a namespace made later never fails to arm.
+ */
+bool rcvfix_netns_ready __read_mostly;
+
 /* ---- default_enable: module parameter, 0 or 1 ---- */
 
 static int rcvfix_default_enable;
@@ -142,7 +149,8 @@ static const char *const rcvfix_path_names[RCVFIX_PATH_NR] = {
 
 static int rcvfix_proc_show(struct seq_file *m, void *v)
 {
-	struct rcvfix_net *rn = rcvfix_net(seq_file_single_net(m));
+	struct rcvfix_net *rn = net_generic(seq_file_single_net(m),
+					    rcvfix_net_id);
 	enum rcvfix_path path;
 
 	seq_printf(m, "version %s\n", RCVFIX_VERSION);
@@ -167,9 +175,6 @@ static int rcvfix_proc_show(struct seq_file *m, void *v)
 
 /* ---- namespace life cycle ---- */
 
-/* Set once the module is loaded: namespaces made later never fail to arm. */
-static bool rcvfix_netns_loaded;
-
 /*
  * With default_enable=1 a namespace starts enabled, which arms the hooks
  * for the first one. If they cannot be armed, the module load fails (the
@@ -185,7 +190,7 @@ static int rcvfix_net_start(struct rcvfix_net *rn)
 		return 0;
 	ret = rcvfix_arm_get();
 	if (ret)
-		return READ_ONCE(rcvfix_netns_loaded) ? 0 : ret;
+		return READ_ONCE(rcvfix_netns_ready) ? 0 : ret;
 	rn->enable = 1;
 	return 0;
 }
@@ -202,7 +207,7 @@ static void rcvfix_net_stop(struct rcvfix_net *rn)
 
 static int __net_init rcvfix_net_init(struct net *net)
 {
-	struct rcvfix_net *rn = rcvfix_net(net);
+	struct rcvfix_net *rn = net_generic(net, rcvfix_net_id);
 	int ret;
 
 	ret = rcvfix_net_start(rn);
@@ -238,7 +243,7 @@ err_stop:
 
 static void __net_exit rcvfix_net_exit(struct net *net)
 {
-	struct rcvfix_net *rn = rcvfix_net(net);
+	struct rcvfix_net *rn = net_generic(net, rcvfix_net_id);
 
 	remove_proc_entry("rcvfix", net->proc_net);
 	unregister_net_sysctl_table(rn->sysctl);	/* waits for writers */
@@ -259,9 +264,11 @@ int rcvfix_netns_init(void)
 	int ret;
 
 	ret = register_pernet_subsys(&rcvfix_net_ops);
-	if (!ret)
-		WRITE_ONCE(rcvfix_netns_loaded, true);
-	return ret;
+	if (ret)
+		return ret;
+	/* every slot is set: pairs with the acquire in rcvfix_net() */
+	smp_store_release(&rcvfix_netns_ready, true);
+	return 0;
 }
 
 void rcvfix_netns_exit(void)

@@ -32,10 +32,20 @@ struct rcvfix_net {
 };
 
 extern unsigned int rcvfix_net_id;
+extern bool rcvfix_netns_ready;
 
 /**
- * rcvfix_net - this module's state in @net
+ * rcvfix_net - this module's state in @net, for the hooks
  * @net: a namespace kept alive by the caller (it owns a socket in it)
+ *
+ * NULL until every namespace has its state (rcvfix_netns_init() has
+ * returned): while register_pernet_subsys() walks the namespaces, the
+ * hooks may already be armed by one that default_enable turned on, and
+ * the slot of a namespace it has not reached yet may point at the state
+ * that the previous unload freed (the kernel frees it without clearing
+ * the slot, and the next load usually gets the same id), often reused by
+ * then for another namespace's new state. Later, NULL only while @net is
+ * still being set up by earlier pernet subsystems.
  *
  * net_generic() without its rcu_read_lock(): under PREEMPT_RCU that is
  * two out-of-line calls, and this runs in the entry callback of every
@@ -43,13 +53,15 @@ extern unsigned int rcvfix_net_id;
  * critical section as well (since the RCU flavours were consolidated in
  * 4.20, on PREEMPT_RT too), and it only has to cover the load from
  * net->gen, which can be replaced and freed after a grace period; the
- * state it points to lives as long as @net. NULL while @net is still
- * being set up by earlier pernet subsystems.
+ * state it points to lives as long as @net.
  */
 static __always_inline struct rcvfix_net *rcvfix_net(const struct net *net)
 {
 	struct rcvfix_net *rn;
 
+	/* pairs with the release in rcvfix_netns_init() */
+	if (!smp_load_acquire(&rcvfix_netns_ready))
+		return NULL;
 	preempt_disable_notrace();
 	rn = rcu_dereference_sched(net->gen)->ptr[rcvfix_net_id];
 	preempt_enable_notrace();

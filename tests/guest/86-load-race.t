@@ -1,0 +1,37 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Loading with default_enable=1 under fire (tests/stress/loadrace.c): the
+# first namespace the load initialises arms the hooks while the others
+# still wait for their state, and the kernel left their slot pointing at
+# the state the previous unload freed (often reused by now for another
+# namespace's new state). Setters in 32 namespaces run through every load;
+# 32 idle namespaces between them must count no call at all, the busy ones
+# no more than they made. Found as an Oops in rmmod (a sysctl header
+# incremented by a setter through a stale pointer) in one run of 82.
+source "$RCVFIX_REPO/tests/guest/lib.sh"
+source "$RCVFIX_REPO/tests/stress/guest-lib.sh"
+need "$RCVFIX_KO" "$RCVFIX_BIN/stress-loadrace"
+
+if stress_long; then cycles=40 namespaces=128; else cycles=8 namespaces=64; fi
+rcvfix_unload
+dmesg_mark loadrace
+out=/tmp/86-loadrace.out
+"$RCVFIX_BIN/stress-loadrace" --ko "$RCVFIX_KO" --namespaces "$namespaces" \
+	--cycles "$cycles" --timeout 600 2>&1 | tee "$out"
+st=${PIPESTATUS[0]}
+sum=$(grep '^summary ' "$out")
+
+check_eq "stress-loadrace finished (exit status)" 0 "$st"
+check_eq "no call counted in a namespace that did not make it" 0 \
+	"$(grep -c '^FAIL' "$out")"
+check_eq "idle namespaces counted nothing" 0 "$(kv counted_idle "$sum")"
+check "the setters ran through the loads" test "$(kv calls "$sum")" -gt 0
+check "busy namespaces counted their calls once initialised" \
+	test "$(kv counted_busy "$sum")" -gt 0
+check "rcvfix is unloaded at the end" bash -c "! grep -q '^rcvfix ' /proc/modules"
+check_eq "loads logged" "$cycles" \
+	"$(stress_log_since loadrace | grep -c 'rcvfix: .* loaded: strategy')"
+check_log_clean "no kernel warning, oops or corruption report" loadrace
+echo "# $RCVFIX_TEST: $sum"
+stress_wall
+done_testing
