@@ -44,22 +44,27 @@ struct ns_thread {
 static struct ns_thread nst[MAX_LOADRACE_NS];
 static atomic_int phase = PHASE_RUN;
 static atomic_int cycle;	/* bumped by main to start a cycle */
-static atomic_int ready;	/* threads holding their namespace */
+static atomic_int ready;	/* threads in their namespace / in this cycle */
 static atomic_int checked;	/* threads done with this cycle's check */
 
 static struct {
 	atomic_long calls, counted_busy, counted_idle;
 } st;
 
-/* The sum of "<path>.sets N" lines of this thread's /proc/net/rcvfix. */
+/*
+ * The sum of the "<path>.sets N" lines of this thread's /proc/net/rcvfix,
+ * or -errno; *enable from its "enable" line (-1 if missing).
+ */
 static long rcvfix_sets(int *enable)
 {
 	char text[4096], *line, *save;
 	long sum = 0, v;
+	int n;
 
 	*enable = -1;
-	if (read_file("/proc/thread-self/net/rcvfix", text, sizeof(text)) < 0)
-		return -1;
+	n = read_file("/proc/thread-self/net/rcvfix", text, sizeof(text));
+	if (n < 0)
+		return n;
 	for (line = strtok_r(text, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
 		const char *dot = strstr(line, ".sets ");
@@ -80,7 +85,7 @@ static void check_counts(struct ns_thread *t, int c)
 	sets = rcvfix_sets(&enable);
 	if (sets < 0) {
 		failure("cycle %d: namespace %d: cannot read /proc/net/rcvfix: %s",
-			c, t->index, strerror(errno));
+			c, t->index, strerror((int)-sets));
 		return;
 	}
 	if (enable != 1)
@@ -91,6 +96,17 @@ static void check_counts(struct ns_thread *t, int c)
 			c, t->busy ? "busy" : "idle", t->index, sets, calls);
 	atomic_fetch_add(t->busy ? &st.counted_busy : &st.counted_idle, sets);
 	atomic_fetch_add(&st.calls, calls);
+}
+
+/* One setsockopt(SO_RCVBUF) of a busy namespace's thread, counted. */
+static void set_rcvbuf(struct ns_thread *t, int fd)
+{
+	int val = 65536;
+
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &val, sizeof(val)))
+		failure("namespace %d: SO_RCVBUF: %s", t->index,
+			strerror(errno));
+	atomic_fetch_add(&t->calls, 1);
 }
 
 static void *ns_thread_main(void *arg)
@@ -125,19 +141,10 @@ static void *ns_thread_main(void *arg)
 				sleep_ms(1);
 			continue;
 		}
-		if (!t->busy) {
+		if (t->busy)
+			set_rcvbuf(t, fd);
+		else
 			sleep_ms(1);
-			continue;
-		}
-		{
-			int val = 65536;
-
-			if (setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &val,
-				       sizeof(val)))
-				failure("namespace %d: SO_RCVBUF: %s", t->index,
-					strerror(errno));
-			atomic_fetch_add(&t->calls, 1);
-		}
 	}
 	if (fd >= 0)
 		close(fd);
