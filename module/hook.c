@@ -76,7 +76,10 @@ static int rcvfix_hook_arm(struct rcvfix_hook *hook)
 	if (!RCVFIX_FTRACE_OPS_REUSE)
 		hook->ops = (struct ftrace_ops){};
 	hook->ops.func = hook->entry;
-	hook->ops.flags = FTRACE_OPS_FL_IPMODIFY | FTRACE_OPS_FL_PERMANENT;
+	hook->ops.flags = FTRACE_OPS_FL_PERMANENT;
+	/* An observing hook never moves the IP: it shares its function. */
+	if (!hook->observe)
+		hook->ops.flags |= FTRACE_OPS_FL_IPMODIFY;
 	if (!IS_ENABLED(CONFIG_HAVE_DYNAMIC_FTRACE_WITH_ARGS))
 		hook->ops.flags |= FTRACE_OPS_FL_SAVE_REGS;
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Livepatch-style redirection of kernel functions to replacements in this
- * module: an IP-modifying ftrace_ops at each function's entry, sets of
+ * module: an IP-modifying ftrace_ops at each function's entry (or, for an
+ * observing hook, one that only acts before the function runs), sets of
  * hooks armed all or nothing, and the bookkeeping that makes disarming
  * and unloading safe while replacements are running.
  */
@@ -18,6 +19,7 @@ struct rcvfix_hook {
 	unsigned long addr;		/* its ftrace location, once resolved */
 	struct ftrace_ops ops;
 	bool optional;			/* may be missing from a kernel */
+	bool observe;			/* acts at the entry, never redirects */
 	bool armed;			/* registered with ftrace */
 	bool stuck;			/* ftrace refused to unregister it */
 };

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * MPTCP subflows follow the MPTCP socket's receive-buffer lock. On an MPTCP
+ * MPTCP subflows follow the MPTCP socket's receive buffer. On an MPTCP
  * socket (msk), setsockopt(SO_RCVBUF or SO_RCVBUFFORCE) runs, in stock
  * net/mptcp/sockopt.c (6.1, 6.12, 7.3 alike):
  *
@@ -12,34 +12,60 @@
  *						(7.1+: and its window clamp)
  *
  * and a subflow created later gets the msk's buffer and lock only if the
- * msk is locked (sync_socket_options()). Where rcvfix left the msk
- * unlocked, the unconditional lock on existing subflows would bring back
- * the very lock it avoided: on 6.1 the first subflow exists from socket(),
- * so a listener's SO_RCVBUF before bind() gave accepted connections the
- * small window scale of a locked buffer; on every kernel a SO_RCVBUF after
- * listen() or connect() did. So mptcp_sol_socket_sync_intval() is
- * redirected for those two options while the msk is unlocked, to a
- * replacement that leaves the subflows alone: existing subflows then get
- * the buffer and lock only with a locked msk, as later ones do. A locked
- * msk (every outcome of the rule that locks, and stock) runs the kernel's
- * own code; so does every other option.
+ * msk is locked (sync_socket_options()). The window a subflow offers is
+ * capped by its own window clamp, which follows its own buffer: set when
+ * the subflow is established, raised when autotuning grows the msk (and,
+ * before 7.x, its subflows with it) past the msk's sk_rcvbuf, never
+ * beyond tcp_rmem[2]. So where rcvfix leaves the msk unlocked:
  *
- * The function is static but kept out of line, and ftrace can redirect it,
- * on Debian's 6.1.0-57, 6.12.117+deb12 and 7.3.4+deb13 kernels (seen in
- * /proc/kallsyms and available_filter_functions); its callers
- * mptcp_sol_socket_intval() and mptcp_setsockopt_sol_socket*() are
- * inlined into mptcp_setsockopt(). Where it is missing, rcvfix loads
- * without it and says so: subflows then keep the kernel's behaviour.
+ *  - Before the handshake (msk closed, listening or connecting), the
+ *    unconditional lock on existing subflows would bring back the very
+ *    lock rcvfix avoided, with the small window scale of a locked buffer
+ *    (on 6.1 the first subflow exists from socket()). The sync is
+ *    redirected to a replacement that leaves them alone. Instead each
+ *    subflow takes the msk's buffer, unlocked, right before it is
+ *    established, so that its window clamp is set from that buffer as a
+ *    plain TCP socket's is (and the window scale was already chosen for an
+ *    unlocked buffer): subflow_finish_connect() on the connecting side,
+ *    subflow_syn_recv_sock() on a listener (its subflow's buffer is what
+ *    the accepted subflows are cloned with). Without that, a buffer set
+ *    at or above tcp_rmem[2] kept every subflow at tcp_rmem[1] for good:
+ *    autotuning never exceeds such a buffer, so it never raised them.
+ *  - Once established, the window scale is fixed: the lock on a subflow
+ *    costs nothing but its own autotuning (7.x), which cannot go beyond
+ *    tcp_rmem[2]. A buffer at or above tcp_rmem[2] runs the kernel's sync
+ *    (subflows get the buffer as on stock, where nothing else would give
+ *    it to them); a smaller one leaves the subflows alone, for autotuning
+ *    to raise them past it.
+ *
+ * A locked msk (every outcome of the rule that locks, and stock) runs the
+ * kernel's own code everywhere; so does every other option.
+ *
+ * The three functions are static but kept out of line (the latter two are
+ * only called through the subflow's inet_connection_sock_af_ops), and
+ * ftrace can hook them, on Debian's 6.1.0-57, 6.12.117+deb12 and
+ * 7.3.4+deb13 kernels (seen in /proc/kallsyms and
+ * available_filter_functions). Where one is missing, rcvfix loads without
+ * it and says so: subflows then keep the kernel's behaviour there.
  */
 #include <net/sock.h>
+#include <net/tcp_states.h>
 
 #include "hook.h"
 #include "mptcp.h"
+#include "netns.h"
 
 /* The msk stays unlocked: no subflow is touched (see above). */
 static void rcvfix_mptcp_sync_intval(struct sock *msk, int optname, int val)
 {
 	rcvfix_hook_done();
+}
+
+/* Has the msk's handshake begun to establish subflows with their clamps? */
+static __always_inline bool rcvfix_mptcp_established(const struct sock *msk)
+{
+	return !((1 << READ_ONCE(msk->sk_state)) &
+		 (TCPF_CLOSE | TCPF_LISTEN | TCPF_SYN_SENT));
 }
 
 /*
@@ -60,6 +86,56 @@ void notrace rcvfix_mptcp_entry_sync_intval(unsigned long ip,
 		return;
 	msk = (struct sock *)rcvfix_fregs_arg(fregs, 0);
 	/* a plain read: a bitfield on 6.1, and racy by design (above) */
-	if (!(msk->sk_userlocks & SOCK_RCVBUF_LOCK))
-		rcvfix_hook_redirect(fregs, rcvfix_mptcp_sync_intval);
+	if (msk->sk_userlocks & SOCK_RCVBUF_LOCK)
+		return;
+	if (rcvfix_mptcp_established(msk) &&
+	    READ_ONCE(msk->sk_rcvbuf) >=
+	    READ_ONCE(sock_net(msk)->ipv4.sysctl_tcp_rmem[2]))
+		return;
+	rcvfix_hook_redirect(fregs, rcvfix_mptcp_sync_intval);
+}
+
+/*
+ * @ssk, a subflow about to be established or a listener's subflow about to
+ * clone an accepted one, takes the buffer of its unlocked msk if that is
+ * larger, in a namespace with the fix on. The msk is found through the
+ * socket both are grafted to (mptcp_sock_graft()); the struct socket is
+ * freed only after an RCU grace period, and ftrace callbacks run with
+ * preemption disabled. A subflow that is locked keeps its buffer.
+ */
+static __always_inline void rcvfix_mptcp_subflow_follow(struct sock *ssk)
+{
+	struct socket *sock = READ_ONCE(ssk->sk_socket);
+	struct sock *msk;
+	int size;
+
+	if (!sock)
+		return;
+	msk = READ_ONCE(sock->sk);
+	if (!msk || msk == ssk || msk->sk_protocol != IPPROTO_MPTCP ||
+	    (msk->sk_userlocks & SOCK_RCVBUF_LOCK) ||
+	    (ssk->sk_userlocks & SOCK_RCVBUF_LOCK) ||
+	    !rcvfix_net_enabled(sock_net(msk)))
+		return;
+	size = READ_ONCE(msk->sk_rcvbuf);
+	if (size > READ_ONCE(ssk->sk_rcvbuf))
+		WRITE_ONCE(ssk->sk_rcvbuf, size);
+}
+
+/* subflow_finish_connect(ssk, skb): the subflow's SYN-ACK has arrived. */
+void notrace rcvfix_mptcp_entry_finish_connect(unsigned long ip,
+					       unsigned long parent_ip,
+					       struct ftrace_ops *ops,
+					       struct ftrace_regs *fregs)
+{
+	rcvfix_mptcp_subflow_follow((struct sock *)rcvfix_fregs_arg(fregs, 0));
+}
+
+/* subflow_syn_recv_sock(listener ssk, ...): a child is about to be made. */
+void notrace rcvfix_mptcp_entry_syn_recv_sock(unsigned long ip,
+					      unsigned long parent_ip,
+					      struct ftrace_ops *ops,
+					      struct ftrace_regs *fregs)
+{
+	rcvfix_mptcp_subflow_follow((struct sock *)rcvfix_fregs_arg(fregs, 0));
 }

@@ -32,6 +32,7 @@
 #include <linux/kernel.h>
 #include <linux/sockptr.h>
 #include <net/sock.h>
+#include <net/tcp.h>
 
 #include "bpf_legacy.h"
 #include "hook.h"
@@ -61,13 +62,39 @@ static void rcvfix_proto_set_rcvbuf(struct sock *sk, struct socket *sock)
 }
 
 /*
+ * What autotuning does when it grows a TCP buffer (tcp_rcv_space_adjust():
+ * "make the window clamp follow along"), for a buffer whose lock rcvfix
+ * avoided on an established TCP socket: raise the window clamp to the new
+ * buffer's window, never lower it. Without this a buffer set at or above
+ * tcp_rmem[2] after the handshake kept the clamp of connection setup for
+ * good, as autotuning never exceeds such a buffer (6.1; 6.12 raises it when
+ * the scaling ratio changes). Before and during the handshake the clamp is
+ * left alone: it caps the window scale chosen at connect time. The socket
+ * is locked by the caller.
+ */
+static void rcvfix_tcp_clamp_follow(struct sock *sk)
+{
+	struct tcp_sock *tp;
+	int win;
+
+	if (sk->sk_protocol != IPPROTO_TCP ||
+	    ((1 << sk->sk_state) &
+	     (TCPF_CLOSE | TCPF_LISTEN | TCPF_SYN_SENT | TCPF_SYN_RECV)))
+		return;
+	tp = tcp_sk(sk);
+	win = tcp_win_from_space(sk, sk->sk_rcvbuf);
+	if (tp->window_clamp && win > (int)tp->window_clamp)
+		WRITE_ONCE(tp->window_clamp, win);
+}
+
+/*
  * Set @sk's receive buffer from @val (already clamped by the caller as
  * the stock caller clamps it), with the socket locked by the caller.
  * The namespace's switch is read again here, under the socket lock: a
  * call that waited for the lock while the switch was turned off behaves
  * as stock. Every outcome that locks runs what stock runs, in its order;
- * an avoided lock skips the lock and what the lock brings (on 7.1 and
- * later the window clamp: autotuning raises it with the buffer).
+ * an avoided lock skips the lock, and raises the window clamp of an
+ * established TCP socket to the new buffer as autotuning would.
  */
 void rcvfix_set_rcvbuf(struct sock *sk, int val, enum rcvfix_path path)
 {
@@ -87,6 +114,7 @@ void rcvfix_set_rcvbuf(struct sock *sk, int val, enum rcvfix_path path)
 	outcome = rcvfix_rcvbuf_rule(&req, &size);
 	if (outcome == RCVFIX_LOCK_AVOIDED) {
 		WRITE_ONCE(sk->sk_rcvbuf, size);
+		rcvfix_tcp_clamp_follow(sk);
 	} else {
 		sk->sk_userlocks |= SOCK_RCVBUF_LOCK;
 		WRITE_ONCE(sk->sk_rcvbuf, size);
@@ -189,6 +217,12 @@ static struct rcvfix_hook rcvfix_candidate_hooks[] = {
 	RCVFIX_BPF_LEGACY_HOOK_SOCK_ADDR
 	{ .name = RCVFIX_MPTCP_TARGET, .entry = rcvfix_mptcp_entry_sync_intval,
 	  .optional = true },
+	{ .name = RCVFIX_MPTCP_CONNECT,
+	  .entry = rcvfix_mptcp_entry_finish_connect,
+	  .optional = true, .observe = true },
+	{ .name = RCVFIX_MPTCP_ACCEPT,
+	  .entry = rcvfix_mptcp_entry_syn_recv_sock,
+	  .optional = true, .observe = true },
 };
 
 /* The resolved ones, set once at load before any namespace can arm them. */
@@ -196,7 +230,7 @@ static struct rcvfix_hook *rcvfix_hooks[ARRAY_SIZE(rcvfix_candidate_hooks)];
 static unsigned int rcvfix_nr_hooks;
 
 /* The hooked functions, ", "-separated for the load log line. */
-static char rcvfix_targets[128];
+static char rcvfix_targets[256];
 
 /* Resolves the hooks; arms nothing. */
 int rcvfix_rcvbuf_init(void)

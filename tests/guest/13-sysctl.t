@@ -118,7 +118,7 @@ for p in setsockopt bpf kernel; do
 done
 check_eq "/proc/net/rcvfix keys" "$want " "$keys"
 # One strategy on every kernel: the two callers of __sock_set_rcvbuf, plus
-# the MPTCP subflow sync where the kernel has it as a traceable function.
+# the MPTCP subflow hooks where the kernel has them as traceable functions.
 # Before 6.0 (no sk_setsockopt) the SOL_SOCKET entry is sock_setsockopt and
 # bpf_setsockopt's own SO_RCVBUF code is reached through its two helpers.
 want_strategy="callers"
@@ -127,10 +127,11 @@ if grep -qE ' [tT] sk_setsockopt$' /proc/kallsyms; then
 else
 	want_targets="sock_setsockopt,sock_set_rcvbuf,bpf_sock_ops_setsockopt,bpf_sock_addr_setsockopt"
 fi
-if grep -qx mptcp_sol_socket_sync_intval \
-	<(awk '{ print $1 }' /sys/kernel/tracing/available_filter_functions); then
-	want_targets+=",mptcp_sol_socket_sync_intval"
-fi
+# MPTCP's sync and the two places a subflow takes its socket's buffer.
+traceable=$(awk '{ print $1 }' /sys/kernel/tracing/available_filter_functions)
+for f in mptcp_sol_socket_sync_intval subflow_finish_connect subflow_syn_recv_sock; do
+	! grep -qx "$f" <<< "$traceable" || want_targets+=",$f"
+done
 echo "# strategy on $(uname -r): $(rcvfix_status strategy) ($(rcvfix_status targets))"
 check_eq "/proc/net/rcvfix: strategy for this kernel" "$want_strategy" \
 	"$(rcvfix_status strategy)"

@@ -36,7 +36,9 @@ static const char usage[] =
 "Prints: side=<mode> rcv_wscale=<ours> snd_wscale=<peer's> rcvbuf=<at\n"
 "  connect> lock=<SO_BUF_LOCK at connect> rcvbuf_end=.. lock_end=..\n"
 "  sent=<bytes> received=<bytes> clamp=<TCP_WINDOW_CLAMP at connect, -1\n"
-"  for MPTCP> [subflows=N] [listener_rcvbuf=.. listener_lock=..]\n"
+"  for MPTCP> [rx_ms=<first to last byte received> ssthresh_max=<largest\n"
+"  tcpi_rcv_ssthresh while receiving>] [subflows=N]\n"
+"  [listener_rcvbuf=.. listener_lock=..]\n"
 "  (\"at connect\": once connected and -r applied)\n";
 
 static int use_mptcp;
@@ -122,10 +124,26 @@ static void set_rcvbuf(int fd, int val)
 		    strerror(errno));
 }
 
+/* What the receiving side saw over the transfer. */
+static unsigned int rx_ssthresh_max;	/* largest tcpi_rcv_ssthresh */
+static double rx_first, rx_last;	/* first and last byte, seconds */
+
+/*
+ * After every read: the receive window's ceiling, tcpi_rcv_ssthresh (of
+ * the first subflow for MPTCP), which never exceeds the window clamp.
+ */
+static void rx_sample(int fd)
+{
+	struct tcp_info ti;
+
+	if (get_tcp_info(fd, &ti) >= 0 && ti.tcpi_rcv_ssthresh > rx_ssthresh_max)
+		rx_ssthresh_max = ti.tcpi_rcv_ssthresh;
+}
+
 /* Send @to_send bytes and read to EOF at the same time; returns received. */
 static long long transfer(int fd, long long to_send, long long *sent)
 {
-	static char buf[256 * 1024];
+	static char buf[64 * 1024];
 	long long received = 0;
 	int eof = 0, wr_done = 0;
 
@@ -151,9 +169,13 @@ static long long transfer(int fd, long long to_send, long long *sent)
 		}
 		if (p.revents & (POLLIN | POLLHUP | POLLERR) && !eof) {
 			n = recv(fd, buf, sizeof(buf), 0);
-			if (n > 0)
+			if (n > 0) {
+				rx_last = now_s();
+				if (!received)
+					rx_first = rx_last;
 				received += n;
-			else if (n == 0)
+				rx_sample(fd);
+			} else if (n == 0)
 				eof = 1;
 			else if (errno != EAGAIN && errno != EINTR)
 				die(1, "recv: %s", strerror(errno));
@@ -203,6 +225,9 @@ static void report(const char *side, int fd, struct buf_state at_start,
 	       side, ti.tcpi_rcv_wscale, ti.tcpi_snd_wscale, at_start.rcvbuf,
 	       at_start.lock, end.rcvbuf, end.lock, sent, received,
 	       at_start.clamp);
+	if (received)
+		printf(" rx_ms=%.0f ssthresh_max=%u",
+		       (rx_last - rx_first) * 1e3, rx_ssthresh_max);
 	if (use_mptcp)
 		printf(" subflows=%d", subflows);
 	if (listener)

@@ -1,0 +1,131 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Never slower than stock, nor than not asking, over a connection's life.
+# A 4 MB transfer at 50 ms RTT (veth, netem 25 ms each way), with Debian's
+# default tcp_rmem "4096 131072 6291456", for TCP and MPTCP, with SO_RCVBUF
+# on the receiving socket at every place an application sets it: client
+# before and after connect (download), listener before bind and after
+# listen, accepted socket (upload). Compared in this run: no SO_RCVBUF,
+# stock (module not loaded) and rcvfix enabled.
+#  - rmem_max raised to 16 MB, SO_RCVBUF 4194304: a buffer above
+#    tcp_rmem[2], which autotuning never exceeds (the case that once kept
+#    MPTCP subflows, and 6.1's TCP clamp after connect, at their setup size);
+#  - Debian's default rmem_max (212992): a buffer between tcp_rmem[1]/[2].
+# The oracle is the window the receiver could offer over the transfer: the
+# largest tcpi_rcv_ssthresh seen while reading (of the MPTCP subflow),
+# which the window clamp caps. A cell stuck at its setup window stays near
+# 64 KB where the others reach megabytes, whatever the emulated CPU's
+# speed; the rate is printed for the reader (make bench measures it).
+source "$RCVFIX_REPO/tests/guest/lib.sh"
+need "$RCVFIX_KO" "$RCVFIX_BIN/wscale"
+
+BYTES=4194304
+REQ=4194304
+RMEM="4096 131072 6291456"
+
+rcvfix_unload
+modprobe sch_netem 2> /dev/null || skip "no sch_netem module"
+cns=$(netns_new lta)	# client side
+sns=$(netns_new ltb)	# server side
+veth_pair "$cns" "$sns" 10.99.23.1 10.99.23.2 || skip "cannot create veth pair"
+for ns in "$cns" "$sns"; do
+	for dev in $(ip -n "$ns" -o link show type veth | awk -F': ' '{ print $2 }'); do
+		tc -n "$ns" qdisc add dev "${dev%@*}" root netem delay 25ms limit 10000 ||
+			skip "cannot add netem"
+	done
+	ns_write /proc/sys/net/ipv4/tcp_rmem "$RMEM" "$ns"
+done
+mptcp=1
+in_ns "$sns" "$RCVFIX_BIN/sockopt" -p mptcp get > /dev/null 2>&1 || mptcp=0
+if ((mptcp)); then
+	for ns in "$cns" "$sns"; do ns_write /proc/sys/net/mptcp/enabled 1 "$ns"; done
+fi
+old_rmem_max=$(cat /proc/sys/net/core/rmem_max)
+on_exit "echo $old_rmem_max > /proc/sys/net/core/rmem_max"
+
+port=42300
+declare -A R	# R[TAG,CELL]: the receiving side's result line
+# xfer TAG CELL SERVER_ARGS CLIENT_ARGS: one transfer; the side without
+# "-s" receives.
+xfer() {
+	local line
+	port=$((port + 1))
+	wscale_pair "$1 $2" "$sns" "$cns" 10.99.23.2 $port "$3" "$4" || return 1
+	if [[ $3 == *"-s "* ]]; then line=$C; else line=$S; fi
+	R[$1,$2]=$line
+	echo "# $1 $2: $(kv received "$line") bytes in $(kv rx_ms "$line") ms," \
+		"window ceiling $(kv ssthresh_max "$line")"
+}
+
+# cells RMAX: every cell under rmem_max RMAX; CELL names P.WHERE.
+#   dl: the client receives (the server sends), ul: the server receives.
+declare -a CELLS=()
+cells() {
+	local p opt d="-s $BYTES" r="-r $REQ"
+	CELLS=()
+	for p in tcp mptcp; do
+		[[ $p == tcp ]] && opt= || opt=-m
+		((mptcp)) || [[ $p == tcp ]] || continue
+		CELLS+=("$p.none_dl|$opt $d|$opt"
+			"$p.none_ul|$opt|$opt $d"
+			"$p.cli|$opt $d|$opt $r"
+			"$p.est|$opt $d|$opt -w conn $r"
+			"$p.bind|$opt $r|$opt $d"
+			"$p.listen|$opt -w listen $r|$opt $d"
+			"$p.acc|$opt -w conn $r|$opt $d")
+	done
+}
+
+# run TAG RMAX: every cell, rmem_max set to RMAX.
+run() {
+	local c name sa ca
+	echo "$2" > /proc/sys/net/core/rmem_max
+	cells
+	for c in "${CELLS[@]}"; do
+		IFS='|' read -r name sa ca <<< "$c"
+		# "no SO_RCVBUF" needs no second run with the module
+		[[ $1 == fixed* && $name == *none* ]] && continue
+		xfer "$1" "$name" "$sa" "$ca" || return 1
+	done
+}
+
+run stock-raised 16777216 || done_testing
+run stock-default 212992 || done_testing
+rcvfix_load || { fail "load rcvfix"; done_testing; }
+rcvfix_enable 1 "$cns"
+rcvfix_enable 1 "$sns"
+run fixed-raised 16777216 || done_testing
+run fixed-default 212992 || done_testing
+
+# ceiling TAG CELL: the largest window ceiling of that transfer.
+ceiling() { kv ssthresh_max "${R[$1,$2]}"; }
+for sysctls in raised default; do
+	cells
+	for c in "${CELLS[@]}"; do
+		IFS='|' read -r name _ _ <<< "$c"
+		[[ $name == *none* ]] && continue
+		dir=dl
+		[[ $name == *.bind || $name == *.listen || $name == *.acc ]] && dir=ul
+		none=$(ceiling "stock-$sysctls" "${name%%.*}.none_$dir")
+		stock=$(ceiling "stock-$sysctls" "$name")
+		fixed=$(ceiling "fixed-$sysctls" "$name")
+		best=$((none > stock ? none : stock))
+		if [[ $name == mptcp.est || $name == mptcp.acc ]]; then
+			# Known gap (README "Throughput over a connection's
+			# life"): an established MPTCP socket's subflows cannot
+			# be reached from the module; held to stock, and the
+			# distance to not asking is reported.
+			((fixed * 2 >= best)) ||
+				echo "# known gap: $name, rmem_max $sysctls: window ceiling $fixed, no SO_RCVBUF $none"
+			check "$name, rmem_max $sysctls: window ceiling $fixed at least half of stock's $stock" \
+				test "$((fixed * 2))" -ge "$stock"
+			continue
+		fi
+		check "$name, rmem_max $sysctls: window ceiling $fixed at least half of max(no SO_RCVBUF $none, stock $stock)" \
+			test "$((fixed * 2))" -ge "$best"
+	done
+done
+check_eq "rcvfix enabled: unlocked (accepted, raised)" 0 \
+	"$(kv lock "${R[fixed-raised,tcp.acc]}")"
+
+done_testing
