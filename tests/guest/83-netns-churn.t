@@ -90,11 +90,17 @@ read -r -t 120 kept <&"${KEEP[0]}"
 check_eq "$k namespaces alive for the footprint measurement" "kept $k" "$kept"
 # Making the namespaces freed objects through RCU that can still be on
 # their way back (seen on 7.3: 300 objects, more than rcvfix's footprint).
-settled_snapshot "$tmp/f0"
-rcvfix_load
-slab_snapshot "$tmp/f1"
-read -r fo fb <<< "$(sum_caches "$tmp/f0" "$tmp/f1")"
-rcvfix_unload
+# Frees elsewhere only lower the count (seen: -12 for 60 on 6.1 once), so
+# a round below the bound is measured again, three rounds at most.
+for ((try = 1; try <= 3; try++)); do
+	settled_snapshot "$tmp/f0"
+	rcvfix_load
+	slab_snapshot "$tmp/f1"
+	read -r fo fb <<< "$(sum_caches "$tmp/f0" "$tmp/f1")"
+	rcvfix_unload
+	((fo >= k)) && break
+	echo "# $RCVFIX_TEST: round $try: +$fo objects for $k namespaces, measured again"
+done
 # What unload leaves is read in proc_dir_entry: /proc/net/rcvfix is one
 # entry per namespace, freed at once by remove_proc_entry(), and nothing
 # else makes proc entries meanwhile, so it counts exactly (+61 for 60
