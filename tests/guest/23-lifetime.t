@@ -45,47 +45,43 @@ on_exit "echo $old_rmem_max > /proc/sys/net/core/rmem_max"
 
 port=42300
 declare -A R	# R[TAG,CELL]: the receiving side's result line
-# xfer TAG CELL SERVER_ARGS CLIENT_ARGS: one transfer; the side without
-# "-s" receives.
+# xfer TAG CELL DIR SERVER_ARGS CLIENT_ARGS: one transfer; keeps the
+# receiving side's line (DIR: see CELLS).
 xfer() {
 	local line
 	port=$((port + 1))
-	wscale_pair "$1 $2" "$sns" "$cns" 10.99.23.2 $port "$3" "$4" || return 1
-	if [[ $3 == *"-s "* ]]; then line=$C; else line=$S; fi
+	wscale_pair "$1 $2" "$sns" "$cns" 10.99.23.2 $port "$4" "$5" || return 1
+	if [[ $3 == dl ]]; then line=$C; else line=$S; fi
 	R[$1,$2]=$line
 	echo "# $1 $2: $(kv received "$line") bytes in $(kv rx_ms "$line") ms," \
 		"window ceiling $(kv ssthresh_max "$line")"
 }
 
-# cells RMAX: every cell under rmem_max RMAX; CELL names P.WHERE.
-#   dl: the client receives (the server sends), ul: the server receives.
-declare -a CELLS=()
-cells() {
-	local p opt d="-s $BYTES" r="-r $REQ"
-	CELLS=()
-	for p in tcp mptcp; do
-		[[ $p == tcp ]] && opt= || opt=-m
-		((mptcp)) || [[ $p == tcp ]] || continue
-		CELLS+=("$p.none_dl|$opt $d|$opt"
-			"$p.none_ul|$opt|$opt $d"
-			"$p.cli|$opt $d|$opt $r"
-			"$p.est|$opt $d|$opt -w conn $r"
-			"$p.bind|$opt $r|$opt $d"
-			"$p.listen|$opt -w listen $r|$opt $d"
-			"$p.acc|$opt -w conn $r|$opt $d")
-	done
-}
+# CELLS: NAME|DIR|SERVER_ARGS|CLIENT_ARGS, NAME P.WHERE; DIR dl: the
+# client receives (the server sends), ul: the server receives.
+CELLS=()
+for p in tcp mptcp; do
+	[[ $p == tcp ]] && opt= || opt=-m
+	((mptcp)) || [[ $p == tcp ]] || continue
+	d="-s $BYTES" r="-r $REQ"
+	CELLS+=("$p.none_dl|dl|$opt $d|$opt"
+		"$p.none_ul|ul|$opt|$opt $d"
+		"$p.cli|dl|$opt $d|$opt $r"
+		"$p.est|dl|$opt $d|$opt -w conn $r"
+		"$p.bind|ul|$opt $r|$opt $d"
+		"$p.listen|ul|$opt -w listen $r|$opt $d"
+		"$p.acc|ul|$opt -w conn $r|$opt $d")
+done
 
 # run TAG RMAX: every cell, rmem_max set to RMAX.
 run() {
-	local c name sa ca
+	local c name dir sa ca
 	echo "$2" > /proc/sys/net/core/rmem_max
-	cells
 	for c in "${CELLS[@]}"; do
-		IFS='|' read -r name sa ca <<< "$c"
+		IFS='|' read -r name dir sa ca <<< "$c"
 		# "no SO_RCVBUF" needs no second run with the module
 		[[ $1 == fixed* && $name == *none* ]] && continue
-		xfer "$1" "$name" "$sa" "$ca" || return 1
+		xfer "$1" "$name" "$dir" "$sa" "$ca" || return 1
 	done
 }
 
@@ -100,12 +96,9 @@ run fixed-default 212992 || done_testing
 # ceiling TAG CELL: the largest window ceiling of that transfer.
 ceiling() { kv ssthresh_max "${R[$1,$2]}"; }
 for sysctls in raised default; do
-	cells
 	for c in "${CELLS[@]}"; do
-		IFS='|' read -r name _ _ <<< "$c"
+		IFS='|' read -r name dir _ _ <<< "$c"
 		[[ $name == *none* ]] && continue
-		dir=dl
-		[[ $name == *.bind || $name == *.listen || $name == *.acc ]] && dir=ul
 		none=$(ceiling "stock-$sysctls" "${name%%.*}.none_$dir")
 		stock=$(ceiling "stock-$sysctls" "$name")
 		fixed=$(ceiling "fixed-$sysctls" "$name")
