@@ -99,9 +99,12 @@ void notrace rcvfix_mptcp_entry_sync_intval(unsigned long ip,
  * @ssk, a subflow about to be established or a listener's subflow about to
  * clone an accepted one, takes the buffer of its unlocked msk if that is
  * larger, in a namespace with the fix on. The msk is found through the
- * socket both are grafted to (mptcp_sock_graft()); the struct socket is
- * freed only after an RCU grace period, and ftrace callbacks run with
- * preemption disabled. A subflow that is locked keeps its buffer.
+ * socket both are grafted to (mptcp_sock_graft()). On a listener, whose
+ * lock is not held here, both may be going away meanwhile: the struct
+ * socket is freed only after an RCU grace period, MPTCP sockets come from a
+ * SLAB_TYPESAFE_BY_RCU cache (a listener is also SOCK_RCU_FREE), and ftrace
+ * callbacks run with preemption disabled, an RCU read-side section. A
+ * subflow that is locked keeps its buffer.
  */
 static __always_inline void rcvfix_mptcp_subflow_follow(struct sock *ssk)
 {
