@@ -716,8 +716,6 @@ static void build_report(struct report *r, const char *role,
 
 static void print_value(FILE *f, const struct field *x, bool json)
 {
-	const char *s;
-
 	if (!x->known) {
 		fputs(json ? "null" : "", f);
 		return;
@@ -730,12 +728,10 @@ static void print_value(FILE *f, const struct field *x, bool json)
 		fprintf(f, "%.6g", x->d);
 		break;
 	case F_STR:
-		/* Our strings are plain words: no escaping needed. */
-		for (s = x->s; *s; s++)
-			if (*s == '"' || *s == '\\' || *s == ',' ||
-			    (unsigned char)*s < 0x20)
-				break;
-		fprintf(f, json ? "\"%.*s\"" : "%.*s", (int)(s - x->s), x->s);
+		if (json)
+			json_write_str(f, x->s);
+		else
+			csv_write_str(f, x->s);
 		break;
 	}
 }
