@@ -45,13 +45,19 @@ for w in initial before after; do
 done
 
 # Namespaces born and dying while loaded run the pernet init and exit.
+born=0
 for i in 1 2 3; do
-	tmp=$(netns_new "tmp$i")
-	rcvfix_enable 1 "$tmp"
-	in_ns "$tmp" "$RCVFIX_BIN/sockopt" rcvbuf=$h > /dev/null
-	ip netns del "$tmp"
+	tmp=$(netns_new "tmp$i") &&
+		[[ $(present "$tmp") == "yes yes" ]] &&
+		rcvfix_enable 1 "$tmp" &&
+		[[ $(rcvfix_enabled "$tmp") == 1 ]] &&
+		in_ns "$tmp" "$RCVFIX_BIN/sockopt" rcvbuf=$h > /dev/null &&
+		[[ $(rcvfix_counters setsockopt "$tmp") == "1 0 1 0" ]] &&
+		ip netns del "$tmp" &&
+		born=$((born + 1))
 done
-ok "namespaces created, used and deleted while loaded"
+check_eq "namespaces created (with the files), enabled, used and deleted while loaded" \
+	3 "$born"
 
 # 2. Unload: everything gone everywhere, stock behaviour back.
 rcvfix_unload
