@@ -130,6 +130,31 @@
 #endif
 
 /*
+ * Waits until no CPU walks ftrace's list of ops with a pointer to an ops
+ * it has just unlinked: the walk runs with preemption disabled, also where
+ * RCU is not watching (idle, entry code), which only a "rude" RCU-tasks
+ * grace period covers, as ftrace_shutdown() uses. Exported wherever
+ * CONFIG_TASKS_RUDE_RCU is set (every ftrace kernel Debian ships);
+ * synchronize_rcu() is the nearest elsewhere.
+ */
+#ifdef RCVFIX_HAVE_SYNC_RCU_TASKS_RUDE
+#define rcvfix_sync_ftrace_walkers() synchronize_rcu_tasks_rude()
+#else
+#define rcvfix_sync_ftrace_walkers() synchronize_rcu()
+#endif
+
+/*
+ * Whether @mod is a livepatch (MODULE_INFO(livepatch, "Y"), checked by the
+ * module loader): struct module has the flag only with CONFIG_LIVEPATCH,
+ * and without it no module is one.
+ */
+#ifdef CONFIG_LIVEPATCH
+#define rcvfix_module_is_livepatch(mod) ((mod)->klp)
+#else
+#define rcvfix_module_is_livepatch(mod) ((void)(mod), false)
+#endif
+
+/*
  * The SOL_SOCKET setsockopt entry. Linux 6.0 split sk_setsockopt(struct
  * sock *, ...) out of sock_setsockopt(struct socket *, ...) so that
  * bpf_setsockopt() could share it, with sockopt_lock_sock() and

@@ -17,6 +17,7 @@
 #include <linux/module.h>
 #include <linux/rcupdate.h>
 #include <linux/rcupdate_wait.h>
+#include <linux/sched.h>
 
 #include "hook.h"
 
@@ -24,6 +25,22 @@ atomic_t rcvfix_hook_inflight = ATOMIC_INIT(0);
 
 /* How often a long quiesce wait says what it is waiting for. */
 static const unsigned int rcvfix_quiesce_log_s = 10;	/* seconds */
+
+/*
+ * Can ftrace attach to @hook->addr? Setting the filter of the hook's own
+ * ops (not registered: no callback can run) answers without arming
+ * anything; the filter is dropped again, as rcvfix_hook_disarm() drops it.
+ */
+static int rcvfix_hook_probe_traceable(struct rcvfix_hook *hook)
+{
+	int ret;
+
+	ret = ftrace_set_filter_ip(&hook->ops, hook->addr, 0, 0);
+	if (ret)
+		return ret;
+	rcvfix_ftrace_free_filter(&hook->ops);
+	return 0;
+}
 
 /**
  * rcvfix_hook_resolve - find the ftrace location of hook->name
@@ -34,7 +51,9 @@ static const unsigned int rcvfix_quiesce_log_s = 10;	/* seconds */
  * instruction) and tells us the address, or -ENOENT where the compiler
  * inlined the function away. The probe is registered disabled, so it is
  * never armed (not even briefly on a per-packet function such as
- * tcp_data_ready()), and dropped at once.
+ * tcp_data_ready()), and dropped at once. Returns -EINVAL for a function
+ * that exists but that ftrace cannot attach to (notrace, no fentry site),
+ * so that it is found at load, not at the first enable.
  */
 int rcvfix_hook_resolve(struct rcvfix_hook *hook)
 {
@@ -49,19 +68,38 @@ int rcvfix_hook_resolve(struct rcvfix_hook *hook)
 		return ret;
 	hook->addr = (unsigned long)kp.addr;
 	unregister_kprobe(&kp);
-	return 0;
+	return rcvfix_hook_probe_traceable(hook) ? -EINVAL : 0;
+}
+
+/* Set when ftrace would not let go of a hook: see rcvfix_hook_quiesce(). */
+static bool rcvfix_hook_pinned;
+
+/*
+ * ftrace refused to unregister @hook's ops (it does that only once it has
+ * shut itself down after an internal error) and may still call its
+ * callback: nothing of it may be freed. The hook stays registered, a
+ * module reference makes rmmod refuse from now on, and an unload already
+ * running never finishes (rcvfix_hook_quiesce()).
+ */
+static void rcvfix_hook_pin(struct rcvfix_hook *hook)
+{
+	hook->armed = true;
+	hook->stuck = true;
+	WRITE_ONCE(rcvfix_hook_pinned, true);
+	__module_get(THIS_MODULE);
 }
 
 /*
- * IPMODIFY makes ftrace refuse a second IP-modifying user of the same
- * function (a livepatch, another redirecting module, a kprobe with a
- * post_handler) with -EBUSY instead of letting the two fight. PERMANENT
- * keeps kernel.ftrace_enabled=0 from silently switching the fix off.
- * With HAVE_DYNAMIC_FTRACE_WITH_ARGS the argument registers and the
- * resume address are saved without SAVE_REGS, which is cheaper; without
- * it the resume address can only be set in full pt_regs (compat.h).
+ * Registers @hook's ops at its function. IPMODIFY makes ftrace refuse a
+ * second IP-modifying user of the same function (a livepatch, another
+ * redirecting module, a kprobe with a post_handler) with -EBUSY instead of
+ * letting the two fight. @permanent (FTRACE_OPS_FL_PERMANENT) keeps
+ * kernel.ftrace_enabled=0 from silently switching the fix off. With
+ * HAVE_DYNAMIC_FTRACE_WITH_ARGS the argument registers and the resume
+ * address are saved without SAVE_REGS, which is cheaper; without it the
+ * resume address can only be set in full pt_regs (compat.h).
  */
-static int rcvfix_hook_arm(struct rcvfix_hook *hook)
+static int rcvfix_hook_register(struct rcvfix_hook *hook, bool permanent)
 {
 	int ret;
 
@@ -76,7 +114,7 @@ static int rcvfix_hook_arm(struct rcvfix_hook *hook)
 	if (!RCVFIX_FTRACE_OPS_REUSE)
 		hook->ops = (struct ftrace_ops){};
 	hook->ops.func = hook->entry;
-	hook->ops.flags = FTRACE_OPS_FL_PERMANENT;
+	hook->ops.flags = permanent ? FTRACE_OPS_FL_PERMANENT : 0;
 	/* An observing hook never moves the IP: it shares its function. */
 	if (!hook->observe)
 		hook->ops.flags |= FTRACE_OPS_FL_IPMODIFY;
@@ -89,11 +127,47 @@ static int rcvfix_hook_arm(struct rcvfix_hook *hook)
 
 	ret = register_ftrace_function(&hook->ops);
 	if (ret) {
+		/*
+		 * A refused ops may have been on ftrace's list for a moment
+		 * (6.1 ftrace_startup() links it, then unlinks it when
+		 * IPMODIFY is refused, with no grace period): a CPU walking
+		 * the list may still test its filter hash. Wait for every
+		 * such walker, as ftrace_shutdown() does, before freeing it.
+		 */
+		rcvfix_sync_ftrace_walkers();
 		rcvfix_ftrace_free_filter(&hook->ops);
-		return ret;
 	}
-	hook->armed = true;
-	return 0;
+	return ret;
+}
+
+static int rcvfix_hook_arm(struct rcvfix_hook *hook)
+{
+	int ret = rcvfix_hook_register(hook, true);
+
+	if (!ret)
+		hook->armed = true;
+	return ret;
+}
+
+/*
+ * FTRACE_OPS_FL_PERMANENT is refused with -EBUSY while
+ * kernel.ftrace_enabled is 0, the same error as a function owned by
+ * another IP-modifying user, and ftrace_enabled is not exported. Tell the
+ * two apart by registering the same ops once more without PERMANENT: that
+ * succeeds only if ftrace_enabled was the reason (with ftrace disabled it
+ * patches nothing), and is undone at once. Callers arm only while no
+ * namespace is enabled, so the moment it is registered redirects nothing.
+ */
+static bool rcvfix_hook_busy_for_ftrace_enabled(struct rcvfix_hook *hook)
+{
+	if (rcvfix_hook_register(hook, false))
+		return false;
+	if (unregister_ftrace_function(&hook->ops)) {
+		rcvfix_hook_pin(hook);
+		return true;
+	}
+	rcvfix_ftrace_free_filter(&hook->ops);
+	return true;
 }
 
 /*
@@ -103,11 +177,9 @@ static int rcvfix_hook_arm(struct rcvfix_hook *hook)
  * Tasks already sent to a replacement may still run it: see
  * rcvfix_hook_quiesce().
  *
- * Should ftrace refuse (it does when it has shut itself down after an
- * internal error), it may still call the callback through the ops: then
- * nothing of it may be freed. The hook stays registered and the module is
- * pinned for good; the callback keeps honouring net.rcvfix.enable, so a
- * namespace with the fix off still gets the kernel's own code.
+ * Should ftrace refuse, the hook is pinned (rcvfix_hook_pin()); its
+ * callback keeps honouring net.rcvfix.enable, so a namespace with the fix
+ * off still gets the kernel's own code.
  */
 static void rcvfix_hook_disarm(struct rcvfix_hook *hook)
 {
@@ -119,8 +191,7 @@ static void rcvfix_hook_disarm(struct rcvfix_hook *hook)
 	if (ret) {
 		pr_err("cannot unhook %s (%d): its ftrace_ops stays registered and the module stays loaded\n",
 		       hook->name, ret);
-		hook->stuck = true;
-		__module_get(THIS_MODULE);
+		rcvfix_hook_pin(hook);
 		return;
 	}
 	rcvfix_ftrace_free_filter(&hook->ops);
@@ -177,7 +248,11 @@ int rcvfix_hooks_arm(struct rcvfix_hook *const *hooks, unsigned int n,
  */
 static bool rcvfix_hook_has_kprobe(unsigned long addr)
 {
-	struct kprobe kp = { .addr = (kprobe_opcode_t *)addr };
+	/* disabled: it never runs, and does not enable an aggregate */
+	struct kprobe kp = {
+		.addr = (kprobe_opcode_t *)addr,
+		.flags = KPROBE_FLAG_DISABLED,
+	};
 	bool found;
 
 	if (register_kprobe(&kp))
@@ -193,17 +268,20 @@ static bool rcvfix_hook_has_kprobe(unsigned long addr)
  * @hook: the hook rcvfix_hooks_arm() reported
  * @err: its error
  *
- * For -EBUSY: the kind of IP-modifying ftrace user that owns the function.
- * A kprobe can be seen from here; a livepatch and another module's
- * ftrace_ops cannot be told apart (/sys/kernel/tracing/enabled_functions
- * and /sys/kernel/livepatch do).
+ * For -EBUSY: kernel.ftrace_enabled=0 (PERMANENT ops are refused then), or
+ * the kind of IP-modifying ftrace user that owns the function. A kprobe
+ * can be seen from here; a livepatch and another module's ftrace_ops
+ * cannot be told apart (/sys/kernel/tracing/enabled_functions and
+ * /sys/kernel/livepatch do). May sleep; under the caller's arming lock.
  */
-const char *rcvfix_hook_owner(const struct rcvfix_hook *hook, int err)
+const char *rcvfix_hook_owner(struct rcvfix_hook *hook, int err)
 {
 	switch (err) {
 	case -EBUSY:
 		if (rcvfix_hook_has_kprobe(hook->addr))
 			return "kprobe";
+		if (rcvfix_hook_busy_for_ftrace_enabled(hook))
+			return "kernel.ftrace_enabled=0";
 		return "livepatch-or-ftrace-ops";
 	case -EINVAL:
 		return "not-traceable";
@@ -235,11 +313,23 @@ const char *rcvfix_hook_owner(const struct rcvfix_hook *hook, int err)
  *    softirq, possibly on an idle task, which RCU-tasks never waits for;
  *    but softirq, like any BH- or preempt-disabled region, is an RCU
  *    read-side critical section, so synchronize_rcu() covers it.
+ *
+ * If ftrace kept a hook registered (rcvfix_hook_pin()) while the module
+ * is being unloaded, the reference taken there came too late to stop the
+ * unload: ftrace may still call into this module, so its text and the
+ * namespaces' state must stay. Then this never returns: the unload stays
+ * where it is, in an idle sleep that trips no hung-task report.
  */
 void rcvfix_hook_quiesce(void)
 {
 	unsigned long start = jiffies, next = start;
 	int n;
+
+	if (READ_ONCE(rcvfix_hook_pinned)) {
+		pr_emerg("ftrace still holds a hook of rcvfix: unloading cannot finish, the module stays in memory\n");
+		for (;;)
+			schedule_timeout_idle(MAX_SCHEDULE_TIMEOUT);
+	}
 
 	while ((n = atomic_read(&rcvfix_hook_inflight))) {
 		if (time_after_eq(jiffies, next)) {

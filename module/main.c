@@ -42,9 +42,17 @@ static int __init rcvfix_init(void)
 	if (ret)
 		return ret;
 
+	ret = rcvfix_arm_init();
+	if (ret) {
+		pr_err("cannot follow livepatch modules (%d)\n", ret);
+		return ret;
+	}
+
 	ret = rcvfix_netns_init();
 	if (ret) {
 		pr_err("cannot register per-namespace state (%d)\n", ret);
+		rcvfix_arm_close();
+		rcvfix_arm_exit();
 		return ret;
 	}
 
@@ -58,6 +66,7 @@ static void __exit rcvfix_exit(void)
 {
 	rcvfix_arm_close();
 	rcvfix_netns_exit();
+	rcvfix_arm_exit();
 	pr_info("unloaded\n");
 }
 

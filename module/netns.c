@@ -1,9 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Per-network-namespace state: net.rcvfix.enable (a sysctl in every
- * namespace, 0 or 1, writable with CAP_NET_ADMIN over the namespace), the
- * default_enable module parameter new namespaces start from, the counters,
- * and /proc/net/rcvfix that shows them with the module's strategy.
+ * namespace, 0 or 1), the default_enable module parameter new namespaces
+ * start from, the counters, and /proc/net/rcvfix that shows them with the
+ * module's strategy (to the host only, see rcvfix_proc_shows_host()).
+ *
+ * Who may switch: the switch is per namespace, but what turning it on arms
+ * is host-wide (kernel text is patched, RCU-tasks grace periods interrupt
+ * every CPU, and a hooked function is held against other IP-modifying
+ * ftrace users). So turning the fix on needs CAP_NET_ADMIN in the initial
+ * user namespace: root of a user namespace (a rootless container, a pod
+ * with hostUsers: false) gets -EPERM, and the host's administrator can
+ * still enable that container's namespace from the host (nsenter --net,
+ * ip netns exec). Turning it off only gives the host-wide power back:
+ * CAP_NET_ADMIN over the namespace is enough.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -84,12 +94,21 @@ out:
 	return ret;
 }
 
+/* May the current task write @val to the switch of @net? See the top. */
+static bool rcvfix_may_switch(const struct net *net, int val)
+{
+	if (val)
+		return capable(CAP_NET_ADMIN);
+	return ns_capable(net->user_ns, CAP_NET_ADMIN);
+}
+
 /*
  * Strict: exactly "0" or "1", optionally surrounded by white space, at
  * file position 0. Everything else is -EINVAL and changes nothing; a
- * writer without CAP_NET_ADMIN over the namespace gets -EPERM. Turning
- * the fix on fails with the error of arming it (-EBUSY: another
- * IP-modifying ftrace user owns a hooked function), the value stays 0.
+ * writer without the privilege rcvfix_may_switch() asks for gets -EPERM,
+ * also for a write that would change nothing. Turning the fix on fails
+ * with the error of arming it (-EBUSY: another IP-modifying ftrace user
+ * owns a hooked function), the value stays 0.
  */
 static int rcvfix_sysctl_enable(rcvfix_ctl_table_arg *table, int write,
 				void *buffer, size_t *lenp, loff_t *ppos)
@@ -120,6 +139,8 @@ static int rcvfix_sysctl_enable(rcvfix_ctl_table_arg *table, int write,
 		return -EINVAL;
 	if (kstrtoint(strim(text), 10, &val) || (val != 0 && val != 1))
 		return -EINVAL;
+	if (!rcvfix_may_switch(net, val))
+		return -EPERM;
 
 	ret = rcvfix_net_switch(container_of(enable, struct rcvfix_net,
 					     enable), val);
@@ -147,16 +168,31 @@ static const char *const rcvfix_path_names[RCVFIX_PATH_NR] = {
 	[RCVFIX_PATH_KERNEL] = "kernel",
 };
 
+/*
+ * The module-wide keys (strategy, arming, livepatches, the kernel's
+ * SO_RCVLOWAT behaviour) describe the host: shown in the initial
+ * namespace, and elsewhere to a reader who opened the file with
+ * CAP_NET_ADMIN in the initial user namespace. A container sees the
+ * version, its own switch and its own counters.
+ */
+static bool rcvfix_proc_shows_host(struct seq_file *m, const struct net *net)
+{
+	return net_eq(net, &init_net) ||
+	       file_ns_capable(m->file, &init_user_ns, CAP_NET_ADMIN);
+}
+
 static int rcvfix_proc_show(struct seq_file *m, void *v)
 {
-	struct rcvfix_net *rn = net_generic(seq_file_single_net(m),
-					    rcvfix_net_id);
+	struct net *net = seq_file_single_net(m);
+	struct rcvfix_net *rn = net_generic(net, rcvfix_net_id);
 	enum rcvfix_path path;
 
 	seq_printf(m, "version %s\n", RCVFIX_VERSION);
-	rcvfix_rcvbuf_show(m);
-	rcvfix_arm_show(m);
-	rcvfix_rcvlowat_show(m);
+	if (rcvfix_proc_shows_host(m, net)) {
+		rcvfix_rcvbuf_show(m);
+		rcvfix_arm_show(m);
+		rcvfix_rcvlowat_show(m);
+	}
 	seq_printf(m, "enable %d\n", READ_ONCE(rn->enable));
 	for (path = 0; path < RCVFIX_PATH_NR; path++) {
 		const char *name = rcvfix_path_names[path];
@@ -191,16 +227,20 @@ static int rcvfix_net_start(struct rcvfix_net *rn)
 	ret = rcvfix_arm_get();
 	if (ret)
 		return READ_ONCE(rcvfix_netns_ready) ? 0 : ret;
-	rn->enable = 1;
+	WRITE_ONCE(rn->enable, 1);
 	return 0;
 }
 
-/* The namespace's switch goes with it; the last enabled one disarms. */
+/*
+ * The namespace's switch goes with it. The last enabled one has the hooks
+ * disarmed a little later, not here: namespace teardown must not wait
+ * for ftrace (arm.c).
+ */
 static void rcvfix_net_stop(struct rcvfix_net *rn)
 {
 	if (rn->enable) {
 		WRITE_ONCE(rn->enable, 0);
-		rcvfix_arm_put();
+		rcvfix_arm_put_deferred();
 	}
 	mutex_destroy(&rn->switch_lock);
 }

@@ -211,12 +211,18 @@ static void notrace rcvfix_entry_sock_set_rcvbuf(unsigned long ip,
  * nothing by arm.c, only while some namespace has the fix enabled.
  */
 static struct rcvfix_hook rcvfix_candidate_hooks[] = {
+	/*
+	 * First, so that it is armed before and disarmed after the hooks
+	 * that avoid an MPTCP socket's lock: with those armed alone, stock
+	 * sync would lock the subflows of an unlocked MPTCP socket for the
+	 * connection's life.
+	 */
+	{ .name = RCVFIX_MPTCP_TARGET, .entry = rcvfix_mptcp_entry_sync_intval,
+	  .optional = true },
 	{ .name = RCVFIX_SETSOCKOPT_NAME, .entry = rcvfix_entry_sk_setsockopt },
 	{ .name = "sock_set_rcvbuf", .entry = rcvfix_entry_sock_set_rcvbuf },
 	RCVFIX_BPF_LEGACY_HOOK_SOCK_OPS
 	RCVFIX_BPF_LEGACY_HOOK_SOCK_ADDR
-	{ .name = RCVFIX_MPTCP_TARGET, .entry = rcvfix_mptcp_entry_sync_intval,
-	  .optional = true },
 	{ .name = RCVFIX_MPTCP_CONNECT,
 	  .entry = rcvfix_mptcp_entry_finish_connect,
 	  .optional = true, .observe = true },
@@ -242,14 +248,17 @@ int rcvfix_rcvbuf_init(void)
 	for (i = 0; i < ARRAY_SIZE(rcvfix_candidate_hooks); i++) {
 		hook = &rcvfix_candidate_hooks[i];
 		ret = rcvfix_hook_resolve(hook);
-		if (ret == -ENOENT && hook->optional) {
-			pr_info("%s: no such function in this kernel; left to the kernel\n",
-				hook->name);
+		if ((ret == -ENOENT || ret == -EINVAL) && hook->optional) {
+			pr_info("%s: %s; left to the kernel\n", hook->name,
+				ret == -ENOENT ? "no such function in this kernel" :
+						 "ftrace cannot attach to it");
 			continue;
 		}
 		if (ret) {
-			pr_err("cannot hook %s: no such function in this kernel (%d)\n",
-			       hook->name, ret);
+			pr_err("cannot hook %s: %s (%d)\n", hook->name,
+			       ret == -EINVAL ? "ftrace cannot attach to it" :
+						"no such function in this kernel",
+			       ret);
 			return ret;
 		}
 		rcvfix_hooks[rcvfix_nr_hooks++] = hook;

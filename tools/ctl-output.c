@@ -23,36 +23,20 @@ const char *ns_label(const struct netns *ns, char *buf, size_t len)
 	return buf;
 }
 
-static void json_str(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20)
-			printf("\\u%04x", c);
-		else
-			putchar(c);
-	}
-	putchar('"');
-}
-
 /* A value: a JSON number when it is an integer, a string otherwise. */
 static void json_val(const char *v)
 {
 	if (is_integer(v))
 		fputs(v, stdout);
 	else
-		json_str(v);
+		json_write_str(stdout, v);
 }
 
 static void json_kv(bool *first, const char *key, const char *val)
 {
 	printf("%s", *first ? "" : ",");
 	*first = false;
-	json_str(key);
+	json_write_str(stdout, key);
 	putchar(':');
 	json_val(val);
 }
@@ -95,7 +79,7 @@ void print_json(const struct module_state *m, const struct nslist *l,
 	printf("{\"module\":{\"loaded\":%s", m->loaded ? "true" : "false");
 	if (m->state[0]) {
 		printf(",\"state\":");
-		json_str(m->state);
+		json_write_str(stdout, m->state);
 	}
 	first = false;
 	for (i = 0; mod && i < mod->n; i++)
@@ -112,7 +96,7 @@ void print_json(const struct module_state *m, const struct nslist *l,
 		printf(",\"names\":[");
 		for (j = 0; j < ns->nnames; j++) {
 			printf("%s", j ? "," : "");
-			json_str(ns->names[j]);
+			json_write_str(stdout, ns->names[j]);
 		}
 		printf("]");
 		if (ns->pid)
@@ -120,7 +104,7 @@ void print_json(const struct module_state *m, const struct nslist *l,
 			       ns->nprocs);
 		if (ns->err) {
 			printf(",\"error\":");
-			json_str(strerror(ns->err));
+			json_write_str(stdout, strerror(ns->err));
 		}
 		first = false;
 		json_ns_keys(&ns->kv, &first);
@@ -198,6 +182,8 @@ static void print_arming(const struct kvlist *mod)
 	const char *err = mod ? kv_get(mod, "last_arm_error") : NULL;
 	const char *arms = mod ? kv_get(mod, "arms") : NULL;
 	const char *disarms = mod ? kv_get(mod, "disarms") : NULL;
+	const char *aside = mod ? kv_get(mod, "stepped_aside") : NULL;
+	const char *aside_for = mod ? kv_get(mod, "stepped_aside_for") : NULL;
 
 	if (!armed)
 		return;
@@ -211,15 +197,26 @@ static void print_arming(const struct kvlist *mod)
 		       disarms ? disarms : "?");
 	if (err && strcmp(err, "none"))
 		print_arm_error(err);
+	if (aside && !strcmp(aside, "yes"))
+		printf("stepped aside:   for %s (the fix is not in force; it arms again when that is gone)\n",
+		       aside_for ? aside_for : "?");
 }
 
 /* Module keys print_text() shows in its own way. */
 static bool text_shown_key(const char *key)
 {
 	static const char *const shown[] = {
-		"version",	   "strategy",	     "targets",
-		"rcvlowat_wakeup", "armed",	     "arms",
-		"disarms",	   "last_arm_error", "enabled_namespaces",
+		"version",
+		"strategy",
+		"targets",
+		"rcvlowat_wakeup",
+		"armed",
+		"arms",
+		"disarms",
+		"last_arm_error",
+		"enabled_namespaces",
+		"stepped_aside",
+		"stepped_aside_for",
 	};
 	size_t i;
 
@@ -369,6 +366,10 @@ static const struct {
 	{ "rcvfix_arms", "Times the hooks were armed since the module loaded" },
 	{ "rcvfix_disarms", "Times the hooks were disarmed since the load" },
 	{ "rcvfix_arm_failures", "Times arming the hooks failed" },
+	{ "rcvfix_stepped_aside",
+	  "1 while rcvfix stays disarmed for a livepatch (the fix is not in force)" },
+	{ "rcvfix_steps_aside",
+	  "Times rcvfix stepped aside for a livepatch since the load" },
 };
 
 static void prom_family(const char *name, const char *type)

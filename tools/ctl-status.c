@@ -25,6 +25,7 @@ static const char *const module_keys[] = {
 	"version",	  "strategy",		"targets",
 	"armed",	  "enabled_namespaces", "arms",
 	"disarms",	  "arm_failures",	"last_arm_error",
+	"stepped_aside",  "stepped_aside_for",	"steps_aside",
 	"rcvlowat_wakeup"
 };
 

@@ -78,8 +78,10 @@ static void usage(FILE *f)
 		"  -h, --help        show this help\n"
 		"  -V, --version     show the version\n"
 		"\n"
-		"enable and disable print nothing on success. Changing the switch needs\n"
-		"CAP_NET_ADMIN over the namespace; entering another namespace needs root.\n"
+		"enable and disable print nothing on success. enable needs CAP_NET_ADMIN in\n"
+		"the initial user namespace (the host's root: it arms host-wide hooks),\n"
+		"disable CAP_NET_ADMIN over the namespace; entering another namespace\n"
+		"needs root.\n"
 		"\n"
 		"Exit status:\n"
 		"  0  success\n"
@@ -120,7 +122,7 @@ static const char *err_hint(const struct netns *ns)
 	case EACCES:
 		if (!strncmp(ns->what, "write", 5) ||
 		    !strncmp(ns->what, "open /proc/sys", 14))
-			return " (switching needs CAP_NET_ADMIN over the namespace: run as root)";
+			return " (enable needs CAP_NET_ADMIN in the initial user namespace, disable over the namespace: run as the host's root)";
 		return " (entering another namespace needs CAP_SYS_ADMIN: run as root)";
 	case ENOENT:
 		return " (is the rcvfix module loaded? 'modprobe rcvfix')";

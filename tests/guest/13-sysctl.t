@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # The controls: net.rcvfix.enable takes exactly 0 or 1 (anything else is
-# EINVAL and changes nothing), only with CAP_NET_ADMIN over the namespace;
-# a bad default_enable refuses the load; modinfo and /proc/net/rcvfix.
+# EINVAL and changes nothing); 1 only with CAP_NET_ADMIN in the initial user
+# namespace, 0 with CAP_NET_ADMIN over the namespace; a bad default_enable
+# refuses the load; modinfo and /proc/net/rcvfix (host-wide keys to the host).
 source "$RCVFIX_REPO/tests/guest/lib.sh"
 need "$RCVFIX_KO" "$RCVFIX_BIN/sysctlw"
 
@@ -76,17 +77,54 @@ for where in initial ns; do
 		"${nsa[@]}" setpriv --inh-caps=-net_admin \
 		--bounding-set=-net_admin cat "$E"
 done
+# Turning the fix on arms host-wide hooks: it needs CAP_NET_ADMIN in the
+# initial user namespace. Root of a child user namespace (a rootless
+# container, a pod with hostUsers: false) may only turn its own switch off;
+# the host's root can turn it on from outside.
 if unshare -U -r true 2> /dev/null; then
 	check_eq "root of a child user namespace: initial -> EPERM" \
 		"ret=-1 errno=EPERM" "$(unshare -U -r "$W" "$E" 1)"
 	check_eq "initial: value unchanged" 0 "$(cat "$E")"
-	check_eq "root of a child user namespace: its own netns -> allowed" \
-		"0 ret=1 errno=0 1" \
+	arms=$(rcvfix_status arms)
+	check_eq "root of a child user namespace: its own netns, 1 -> EPERM" \
+		"0 ret=-1 errno=EPERM 0" \
 		"$(unshare -U -r -n sh -c "cat $E; $W $E 1; cat $E" | tr '\n' ' ' |
 		   sed 's/ $//')"
+	check_eq "nothing armed by the refused write" "no $arms" \
+		"$(rcvfix_status armed) $(rcvfix_status arms)"
+	unshare -U -r -n sleep 60 &
+	upid=$!
+	on_exit "kill $upid 2> /dev/null"
+	for i in $(seq 50); do
+		[[ $(readlink /proc/$upid/ns/net) != "$(readlink /proc/self/ns/net)" ]] && break
+		sleep 0.1
+	done
+	check_eq "the host's root turns that namespace on from outside" \
+		"ret=1 errno=0 1" \
+		"$(nsenter --net=/proc/$upid/ns/net "$W" "$E" 1) $(nsenter --net=/proc/$upid/ns/net cat "$E")"
+	check_eq "its own root may turn it off" "ret=1 errno=0 0" \
+		"$(nsenter -t $upid -U -n "$W" "$E" 0) $(nsenter --net=/proc/$upid/ns/net cat "$E")"
+	check_eq "... but not on again" "ret=-1 errno=EPERM 0" \
+		"$(nsenter -t $upid -U -n "$W" "$E" 1) $(nsenter --net=/proc/$upid/ns/net cat "$E")"
+	kill $upid 2> /dev/null
+	wait $upid 2> /dev/null
+	# Container view: its own switch and counters, no host-wide keys.
+	check_eq "root of a child user namespace sees version, switch, counters only" \
+		"version enable setsockopt.sets" \
+		"$(unshare -U -r -n awk '{ print $1 }' /proc/net/rcvfix | head -n 3 | tr '\n' ' ' | sed 's/ $//')"
 else
 	echo "# user namespaces unavailable: child user namespace cases not run"
 fi
+
+# Host-wide keys in a namespace other than the initial one: to a reader with
+# CAP_NET_ADMIN in the initial user namespace only.
+check "ns: root sees the host-wide keys" \
+	grep -q '^armed ' <(ip netns exec "$ns" cat /proc/net/rcvfix)
+check_eq "ns: without CAP_NET_ADMIN, no host-wide key" 0 \
+	"$(ip netns exec "$ns" setpriv --inh-caps=-net_admin --bounding-set=-net_admin \
+		cat /proc/net/rcvfix | grep -cE '^(strategy|targets|armed|enabled_namespaces|arms|disarms|arm_failures|stepped_aside|stepped_aside_for|steps_aside|last_arm_error|rcvlowat_wakeup) ')"
+check "initial namespace: host-wide keys also without CAP_NET_ADMIN" \
+	grep -q '^armed ' <(setpriv --inh-caps=-net_admin --bounding-set=-net_admin cat /proc/net/rcvfix)
 
 # 5. default_enable at run time: validated, used by new namespaces only.
 P=/sys/module/rcvfix/parameters/default_enable
@@ -112,7 +150,7 @@ check_eq "modinfo version = /proc/net/rcvfix version" \
 check "modinfo documents default_enable" \
 	grep -q '^default_enable:.\+' <<< "$(modinfo -F parm "$RCVFIX_KO")"
 keys=$(awk '{ print $1 }' /proc/net/rcvfix | tr '\n' ' ')
-want="version strategy targets armed enabled_namespaces arms disarms arm_failures last_arm_error rcvlowat_wakeup enable"
+want="version strategy targets armed enabled_namespaces arms disarms arm_failures stepped_aside stepped_aside_for steps_aside last_arm_error rcvlowat_wakeup enable"
 for p in setsockopt bpf kernel; do
 	want+=" $p.sets $p.locks_set $p.locks_avoided $p.locks_kept"
 done
@@ -121,15 +159,19 @@ check_eq "/proc/net/rcvfix keys" "$want " "$keys"
 # the MPTCP subflow hooks where the kernel has them as traceable functions.
 # Before 6.0 (no sk_setsockopt) the SOL_SOCKET entry is sock_setsockopt and
 # bpf_setsockopt's own SO_RCVBUF code is reached through its two helpers.
+# MPTCP's sync comes first: armed first, disarmed last.
 want_strategy="callers"
-if grep -qE ' [tT] sk_setsockopt$' /proc/kallsyms; then
-	want_targets="sk_setsockopt,sock_set_rcvbuf"
-else
-	want_targets="sock_setsockopt,sock_set_rcvbuf,bpf_sock_ops_setsockopt,bpf_sock_addr_setsockopt"
-fi
-# MPTCP's sync and the two places a subflow takes its socket's buffer.
 traceable=$(awk '{ print $1 }' /sys/kernel/tracing/available_filter_functions)
-for f in mptcp_sol_socket_sync_intval subflow_finish_connect subflow_syn_recv_sock; do
+want_targets=
+! grep -qx mptcp_sol_socket_sync_intval <<< "$traceable" ||
+	want_targets="mptcp_sol_socket_sync_intval,"
+if grep -qE ' [tT] sk_setsockopt$' /proc/kallsyms; then
+	want_targets+="sk_setsockopt,sock_set_rcvbuf"
+else
+	want_targets+="sock_setsockopt,sock_set_rcvbuf,bpf_sock_ops_setsockopt,bpf_sock_addr_setsockopt"
+fi
+# The two places a subflow takes its socket's buffer.
+for f in subflow_finish_connect subflow_syn_recv_sock; do
 	! grep -qx "$f" <<< "$traceable" || want_targets+=",$f"
 done
 echo "# strategy on $(uname -r): $(rcvfix_status strategy) ($(rcvfix_status targets))"

@@ -1,12 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Pay nothing while unused (issue 15): loaded with the fix enabled nowhere,
-# rcvfix holds no function, so a livepatch of sk_setsockopt loads; turning
-# the fix on then fails with EBUSY, one clear log line, the switch stays 0
-# and nothing is left half-armed; once the livepatch is gone it works. The
-# hooks follow the number of enabled namespaces: armed by the first,
-# disarmed by the last, also when that one is destroyed, and unloading
-# while armed leaves the kernel's own code behind.
+# Pay nothing while unused: loaded with the fix enabled nowhere, rcvfix
+# holds no function, so a livepatch of sk_setsockopt loads; turning the fix
+# on then fails with EBUSY, one clear log line, the switch stays 0 and
+# nothing is left half-armed; once the livepatch is gone it works. A
+# livepatch loaded while rcvfix is armed wins: rcvfix steps aside and arms
+# again once it is gone. The hooks follow the number of enabled namespaces:
+# armed by the first, disarmed by the last (a destroyed one after a
+# hold-off), and unloading while armed leaves the kernel's own code behind.
 source "$RCVFIX_REPO/tests/guest/lib.sh"
 
 livepatch=$RCVFIX_KMOD/rcvfix_test_livepatch.ko
@@ -91,8 +92,44 @@ check "sk_setsockopt and sock_set_rcvbuf among them" test "$ntargets" -ge 2
 check_eq "last_arm_error cleared by the successful arm" none \
 	"$(rcvfix_status last_arm_error)"
 check_eq "the fix works" 0 "$(lock_after_rcvbuf)"
-check "a livepatch of $lp is refused while armed" \
-	bash -c "! insmod $livepatch func=$lp 2> /dev/null"
+
+# 4b. A livepatch always wins: it loads while armed, rcvfix steps aside with
+# the switch kept, says so, and arms again by itself once it is gone.
+dmesg_mark "livepatch while armed"
+if pp livepatch_on; then
+	ok "a livepatch of $lp loads while rcvfix is armed"
+else
+	fail "a livepatch of $lp loads while rcvfix is armed"
+fi
+check "livepatch enabled over rcvfix" grep -qx 1 "$LP/enabled"
+check_eq "stepped aside: not armed, the switch kept, 1 namespace" \
+	"no 1 1 yes" \
+	"$(state) $(rcvfix_enabled) $(rcvfix_status stepped_aside)"
+check_eq "/proc/net/rcvfix names the livepatch and the function" \
+	"livepatch:rcvfix_test_livepatch:$lp" "$(rcvfix_status stepped_aside_for)"
+check_eq "one step aside counted" 1 "$(rcvfix_status steps_aside)"
+check_eq "no rcvfix ftrace hook while the livepatch is in force" 0 "$(rcvfix_hooks)"
+check_eq "the livepatch's (stock) code runs: locked" 2 "$(lock_after_rcvbuf)"
+log=$(dmesg_since_mark "livepatch while armed")
+echo "$log" | grep rcvfix | sed 's/^/# dmesg: /'
+check_eq "one log line names the livepatch and $lp" 1 \
+	"$(grep -c "rcvfix: livepatch rcvfix_test_livepatch patches $lp: the fix steps aside" <<< "$log")"
+st=$("$RCVFIX_BIN/rcvfixctl" status)
+echo "$st" | sed 's/^/# status: /'
+check "rcvfixctl status shows why the fix is not in force" \
+	grep -qE "^stepped aside: +for livepatch:rcvfix_test_livepatch:$lp " <<< "$st"
+check "rcvfixctl prometheus: rcvfix_stepped_aside 1" \
+	grep -qx "rcvfix_stepped_aside 1" <("$RCVFIX_BIN/rcvfixctl" --prometheus status)
+dmesg_mark "livepatch gone"
+pp livepatch_off
+check "livepatch removed" test ! -d "$LP"
+check_eq "re-armed by itself, switch still on" "yes 1 1 no none" \
+	"$(state) $(rcvfix_enabled) $(rcvfix_status stepped_aside) $(rcvfix_status stepped_aside_for)"
+check_eq "every target hooked again" "$ntargets" "$(rcvfix_hooks)"
+check_eq "the fix works again without a toggle" 0 "$(lock_after_rcvbuf)"
+check "dmesg: the fix is in force again" \
+	grep -q "rcvfix: livepatch rcvfix_test_livepatch is gone: the fix is in force again" \
+	<(dmesg_since_mark "livepatch gone")
 
 # 5. Counting namespaces: the last one out disarms, also by being destroyed.
 na=$(netns_new a)
@@ -105,9 +142,22 @@ check_eq "no re-arm while one namespace stays enabled" "$arms" \
 	"$(rcvfix_status arms)"
 check_eq "writing the same value twice changes nothing" "yes 1" \
 	"$(rcvfix_enable 1 "$na"; state)"
+# Its teardown does not wait for ftrace: the disarm comes after a hold-off
+# (10 s), and a namespace enabled within it finds the hooks armed.
 pp ip netns del "$na"
-for i in $(seq 100); do [[ $(state) == "no 0" ]] && break; sleep 0.1; done
-check_eq "namespace destroyed while enabled: disarmed" "no 0" "$(state)"
+for i in $(seq 100); do [[ $(state) == "yes 0" ]] && break; sleep 0.1; done
+check_eq "namespace destroyed while enabled: still armed, 0 namespaces" \
+	"yes 0" "$(state)"
+check_eq "no disarm inside the namespace's teardown" "$disarms" \
+	"$(rcvfix_status disarms)"
+nc=$(netns_new c)
+rcvfix_enable 1 "$nc"
+check_eq "enabled within the hold-off: no re-arm" "yes 1 $arms" \
+	"$(state) $(rcvfix_status arms)"
+pp ip netns del "$nc"
+for i in $(seq 100); do [[ $(state) == "yes 0" ]] && break; sleep 0.1; done
+for i in $(seq 300); do [[ $(state) == "no 0" ]] && break; sleep 0.1; done
+check_eq "disarmed after the hold-off" "no 0" "$(state)"
 check_eq "one disarm counted" $((disarms + 1)) "$(rcvfix_status disarms)"
 check_eq "no rcvfix ftrace hook after the destroyed namespace" 0 "$(rcvfix_hooks)"
 if livepatch_on; then

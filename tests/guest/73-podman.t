@@ -4,7 +4,8 @@
 # --sysctl net.rcvfix.enable=1 --rootfs DIR` sets the switch in the
 # container's own network namespace, where SO_RCVBUF then stays unlocked, and
 # nowhere else; `--network=host` with the sysctl is refused, and so is any
-# container asking for it while the module is not loaded.
+# container asking for it while the module is not loaded, and a container
+# in its own user namespace (EPERM: it would arm host-wide hooks).
 source "$RCVFIX_REPO/tests/guest/lib.sh"
 source "$RCVFIX_REPO/tests/guest/containers.sh"
 check_all_only "four podman runs, about 40 s per kernel"
@@ -64,5 +65,13 @@ refused "--network=host with the sysctl is refused" 125 \
 	"sysctl net.rcvfix.enable=1 can't be set since Network Namespace set to host" \
 	--network=host --sysctl net.rcvfix.enable=1
 check_eq "still 0 in the initial namespace" 0 "$(rcvfix_enabled)"
+# A container in its own user namespace (what rootless Podman and pods with
+# hostUsers: false get) may not arm host-wide hooks: EPERM.
+arms=$(rcvfix_status arms)
+refused "own user namespace (--uidmap): --sysctl net.rcvfix.enable=1 gets EPERM" 126 \
+	"crun: write to /proc/sys/net/rcvfix/enable: Operation not permitted" \
+	--network=none --uidmap 0:100000:65536 --gidmap 0:100000:65536 \
+	--sysctl net.rcvfix.enable=1
+check_eq "nothing armed for it" "$arms" "$(rcvfix_status arms)"
 
 done_testing

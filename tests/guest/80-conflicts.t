@@ -3,7 +3,8 @@
 # Only one IP-modifying ftrace user may own a function. Whoever comes second
 # fails with EBUSY and leaves nothing behind; the first keeps working. rcvfix
 # owns its functions only while the fix is enabled somewhere: it loads beside
-# the others, and turning the fix on is what fails.
+# the others, and turning the fix on is what fails. A livepatch is the
+# exception: it always wins, rcvfix steps aside for it while it is loaded.
 # Other users: a kprobe with a post_handler, a raw IPMODIFY ftrace_ops (on
 # sk_setsockopt), and a livepatch (of sock_set_rcvbuf).
 source "$RCVFIX_REPO/tests/guest/lib.sh"
@@ -89,12 +90,19 @@ pp rcvfix_unload
 # rcvfix first (enabled): the others are refused, rcvfix keeps working.
 pp rcvfix_load
 echo 1 > "$E"
-if insmod "$conflict" kind=ftrace 2> /dev/null; then
-	fail "an IPMODIFY ftrace_ops on $entry is refused while rcvfix owns it"
-	rmmod rcvfix_test_conflict
-else
-	ok "an IPMODIFY ftrace_ops on $entry is refused while rcvfix owns it"
-fi
+# refused_busy KIND: insmod of the conflicting module fails with EBUSY (the
+# registration's error, which insmod reports as "Device or resource busy").
+refused_busy() {
+	local err
+	err=$(insmod "$conflict" kind=$1 2>&1) && {
+		rmmod rcvfix_test_conflict
+		echo loaded
+		return
+	}
+	[[ $err == *"Device or resource busy"* ]] && echo EBUSY || echo "$err"
+}
+check_eq "an IPMODIFY ftrace_ops on $entry is refused with EBUSY while rcvfix owns it" \
+	EBUSY "$(refused_busy ftrace)"
 # 6.1 and 6.12 refuse the kprobe (EBUSY). 7.3 lets it register without
 # touching the ftrace entry: then it must not disturb rcvfix.
 if insmod "$conflict" kind=kprobe 2> /dev/null; then
@@ -104,16 +112,63 @@ if insmod "$conflict" kind=kprobe 2> /dev/null; then
 	check_eq "rcvfix still fixes SO_RCVBUF with that kprobe registered" 0 "$(lock_after_rcvbuf)"
 	pp rmmod rcvfix_test_conflict
 else
-	ok "a kprobe on $entry is refused while rcvfix owns it"
-fi
-if insmod "$livepatch" 2> /dev/null; then
-	fail "a livepatch of sock_set_rcvbuf is refused while rcvfix owns it"
-	livepatch_off
-else
-	ok "a livepatch of sock_set_rcvbuf is refused while rcvfix owns it"
+	check_eq "a kprobe on $entry is refused with EBUSY while rcvfix owns it" \
+		EBUSY "$(refused_busy kprobe)"
 fi
 check_eq "rcvfix still fixes SO_RCVBUF after the refused attempts" 0 "$(lock_after_rcvbuf)"
+
+# A livepatch always wins, whichever target it patches: it loads over the
+# enabled fix, rcvfix steps aside (switch kept) and comes back by itself.
+lp_targets=(sock_set_rcvbuf)
+[[ $entry == sk_setsockopt ]] && lp_targets+=(sk_setsockopt)
+grep -qx mptcp_sol_socket_sync_intval \
+	<(awk '{ print $1 }' /sys/kernel/tracing/available_filter_functions) &&
+	lp_targets+=(mptcp_sol_socket_sync_intval)
+for f in "${lp_targets[@]}"; do
+	if insmod "$livepatch" func=$f; then
+		ok "a livepatch of $f loads over the enabled fix"
+	else
+		fail "a livepatch of $f loads over the enabled fix"
+		continue
+	fi
+	check_eq "rcvfix steps aside for it ($f), the switch stays 1" \
+		"no yes livepatch:rcvfix_test_livepatch:$f 1" \
+		"$(rcvfix_status armed) $(rcvfix_status stepped_aside) $(rcvfix_status stepped_aside_for) $(cat "$E")"
+	check "the livepatch patches $f" \
+		test -d "/sys/kernel/livepatch/rcvfix_test_livepatch/vmlinux/$f,1"
+	check "no rcvfix hook while the livepatch of $f is in force" no_rcvfix_hook
+	check_eq "stock behaviour while aside ($f)" 2 "$(lock_after_rcvbuf)"
+	livepatch_off
+	check_eq "livepatch of $f gone: rcvfix armed again by itself" \
+		"yes no none 1" \
+		"$(rcvfix_status armed) $(rcvfix_status stepped_aside) $(rcvfix_status stepped_aside_for) $(cat "$E")"
+	check_eq "rcvfix fixes SO_RCVBUF again after the livepatch of $f" 0 \
+		"$(lock_after_rcvbuf)"
+done
 pp rcvfix_unload
 check_eq "stock again after unload" 2 "$(lock_after_rcvbuf)"
+
+# kernel.ftrace_enabled=0 refuses rcvfix's permanent ops with the same EBUSY
+# as an owner: reported as that sysctl, not as a livepatch.
+FE=/proc/sys/kernel/ftrace_enabled
+if [[ -w $FE ]] && echo 0 > $FE 2> /dev/null; then
+	on_exit "echo 1 > $FE"
+	pp rcvfix_load
+	dmesg_mark "ftrace_enabled 0"
+	check_eq "ftrace_enabled=0: enabling is refused with EBUSY" \
+		"ret=-1 errno=EBUSY" "$("$RCVFIX_BIN/sysctlw" "$E" 1)"
+	check_eq "... the owner is named as the sysctl" "kernel.ftrace_enabled=0" \
+		"$(rcvfix_status last_arm_error | cut -d: -f3-)"
+	check "... in dmesg too" grep -q "owner: kernel.ftrace_enabled=0" \
+		<(dmesg_since_mark "ftrace_enabled 0")
+	check "... nothing left registered" no_rcvfix_hook
+	echo 1 > $FE
+	check_eq "ftrace_enabled=1 again: enabling works" "ret=1 errno=0" \
+		"$("$RCVFIX_BIN/sysctlw" "$E" 1)"
+	check_eq "... and fixes SO_RCVBUF" 0 "$(lock_after_rcvbuf)"
+	pp rcvfix_unload
+else
+	echo "# kernel.ftrace_enabled cannot be set to 0 here: case not run"
+fi
 
 done_testing

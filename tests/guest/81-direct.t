@@ -27,9 +27,9 @@ check_eq "strategy stays callers" callers "$(rcvfix_status strategy)"
 setter=$(awk '$3 == "sk_setsockopt" { print $3; exit }' /proc/kallsyms)
 setter=${setter:-sock_setsockopt}
 check "targets are the callers ($setter, sock_set_rcvbuf, ...)" \
-	grep -qE "^$setter,sock_set_rcvbuf(,|\$)" <<< "$(rcvfix_status targets)"
+	grep -qE "^(mptcp_sol_socket_sync_intval,)?$setter,sock_set_rcvbuf(,|\$)" <<< "$(rcvfix_status targets)"
 check "dmesg reports the callers strategy" \
-	grep -q "rcvfix: .* loaded: strategy callers ($setter, sock_set_rcvbuf" <(dmesg)
+	grep -qE "rcvfix: .* loaded: strategy callers \((mptcp_sol_socket_sync_intval, )?$setter, sock_set_rcvbuf" <(dmesg)
 
 rmem1=$(sysctl -n net.ipv4.tcp_rmem | awk '{ print $2 }')
 half=$((rmem1 / 2))

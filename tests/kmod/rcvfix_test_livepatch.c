@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * rcvfix_test_livepatch: test-only livepatch of sock_set_rcvbuf() with a
- * copy of the stock function, or (func=sk_setsockopt) of sk_setsockopt()
- * with a replacement that runs the kernel's own body, to show that a
- * livepatch and rcvfix on the same function refuse each other (whichever
- * comes second fails with -EBUSY) and that the first keeps working.
+ * copy of the stock function, or (func=sk_setsockopt,
+ * func=mptcp_sol_socket_sync_intval) of a function rcvfix hooks with a
+ * replacement that runs the kernel's own body: to show that a livepatch
+ * wins over rcvfix (rcvfix steps aside while it is loaded) and that rcvfix
+ * refuses to enable over one that is already in force.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -18,7 +19,7 @@
 
 static char *func = "sock_set_rcvbuf";
 module_param(func, charp, 0444);
-MODULE_PARM_DESC(func, "function to patch: sock_set_rcvbuf (default) or sk_setsockopt");
+MODULE_PARM_DESC(func, "function to patch: sock_set_rcvbuf (default), sk_setsockopt or mptcp_sol_socket_sync_intval");
 
 typedef int (*sk_setsockopt_t)(struct sock *sk, int level, int optname,
 			       sockptr_t optval, unsigned int optlen);
@@ -31,14 +32,23 @@ static int livepatch_sk_setsockopt(struct sock *sk, int level, int optname,
 	return stock_sk_setsockopt(sk, level, optname, optval, optlen);
 }
 
+/* mptcp_sol_socket_sync_intval(struct mptcp_sock *, int, int), static */
+typedef void (*sync_intval_t)(void *msk, int optname, int val);
+static sync_intval_t stock_sync_intval;
+
+static void livepatch_sync_intval(void *msk, int optname, int val)
+{
+	stock_sync_intval(msk, optname, val);
+}
+
 /*
- * sk_setsockopt() is not exported and too large to copy: find its fentry
+ * The functions are not exported and too large to copy: find the fentry
  * site as rcvfix does (a kprobe by name) and call past it. An indirect
  * call there has no ENDBR: refuse where IBT is enforced.
  */
-static int livepatch_find_sk_setsockopt(void)
+static int livepatch_find_body(const char *name, unsigned long *body)
 {
-	struct kprobe kp = { .symbol_name = "sk_setsockopt" };
+	struct kprobe kp = { .symbol_name = name };
 	int ret;
 
 #ifdef X86_FEATURE_IBT	/* since 5.18 */
@@ -48,8 +58,7 @@ static int livepatch_find_sk_setsockopt(void)
 	ret = register_kprobe(&kp);
 	if (ret)
 		return ret;
-	stock_sk_setsockopt = (sk_setsockopt_t)((unsigned long)kp.addr +
-						MCOUNT_INSN_SIZE);
+	*body = (unsigned long)kp.addr + MCOUNT_INSN_SIZE;
 	unregister_kprobe(&kp);
 	return 0;
 }
@@ -85,14 +94,23 @@ static struct klp_patch livepatch_patch = {
 
 static int __init livepatch_init(void)
 {
+	unsigned long body;
 	int ret;
 
 	if (!strcmp(func, "sk_setsockopt")) {
-		ret = livepatch_find_sk_setsockopt();
+		ret = livepatch_find_body(func, &body);
 		if (ret)
 			return ret;
+		stock_sk_setsockopt = (sk_setsockopt_t)body;
 		livepatch_funcs[0].old_name = "sk_setsockopt";
 		livepatch_funcs[0].new_func = livepatch_sk_setsockopt;
+	} else if (!strcmp(func, "mptcp_sol_socket_sync_intval")) {
+		ret = livepatch_find_body(func, &body);
+		if (ret)
+			return ret;
+		stock_sync_intval = (sync_intval_t)body;
+		livepatch_funcs[0].old_name = "mptcp_sol_socket_sync_intval";
+		livepatch_funcs[0].new_func = livepatch_sync_intval;
 	} else if (strcmp(func, "sock_set_rcvbuf")) {
 		return -EINVAL;
 	}
@@ -105,6 +123,6 @@ static void __exit livepatch_exit(void)
 
 module_init(livepatch_init);
 module_exit(livepatch_exit);
-MODULE_DESCRIPTION("rcvfix test: a livepatch of sock_set_rcvbuf or sk_setsockopt");
+MODULE_DESCRIPTION("rcvfix test: a livepatch of sock_set_rcvbuf, sk_setsockopt or mptcp_sol_socket_sync_intval");
 MODULE_LICENSE("GPL");
 MODULE_INFO(livepatch, "Y");
