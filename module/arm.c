@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Pay nothing while unused: the strategy's hooks (rcvbuf.c) are armed
- * when the first namespace turns net.rcvfix.enable on and disarmed when
- * the last one turns it off or is destroyed. With nothing enabled the
- * kernel runs its own code with no ftrace callback at all, and a
- * livepatch of the hooked functions can be applied.
+ * Pay nothing while unused: the strategy's hooks (handed over at load,
+ * rcvfix_arm_init()) are armed when the first namespace turns
+ * net.rcvfix.enable on and disarmed when the last one turns it off or is
+ * destroyed. With nothing enabled the kernel runs its own code with no
+ * ftrace callback at all, and a livepatch of the hooked functions can be
+ * applied.
  *
  * Locking and ordering:
  *  - rcvfix_arm_users counts the namespaces with the fix on. It becomes
@@ -74,9 +75,12 @@
 
 #include "arm.h"
 #include "hook.h"
-#include "rcvbuf.h"
 
 static DEFINE_MUTEX(rcvfix_arm_lock);
+
+/* The strategy's hooks, handed over by rcvfix_arm_init(), never changed. */
+static struct rcvfix_hook *const *rcvfix_arm_hooks;
+static unsigned int rcvfix_arm_nr_hooks;
 static atomic_t rcvfix_arm_users = ATOMIC_INIT(0);
 
 /* Written under rcvfix_arm_lock, read by rcvfix_arm_show() without it. */
@@ -128,12 +132,9 @@ static const char *rcvfix_errno_name(int err)
 /* Arms every hook of the strategy, or none. Under rcvfix_arm_lock. */
 static int rcvfix_try_arm_locked(struct rcvfix_hook **failed)
 {
-	struct rcvfix_hook *const *hooks;
-	unsigned int n;
 	int ret;
 
-	hooks = rcvfix_rcvbuf_hooks(&n);
-	ret = rcvfix_hooks_arm(hooks, n, failed);
+	ret = rcvfix_hooks_arm(rcvfix_arm_hooks, rcvfix_arm_nr_hooks, failed);
 	if (ret)
 		return ret;
 	WRITE_ONCE(rcvfix_armed, true);
@@ -171,11 +172,7 @@ static int rcvfix_arm_locked(void)
 /* Disarms every hook of the strategy. Under rcvfix_arm_lock. */
 static void rcvfix_disarm_locked(void)
 {
-	struct rcvfix_hook *const *hooks;
-	unsigned int n;
-
-	hooks = rcvfix_rcvbuf_hooks(&n);
-	rcvfix_hooks_disarm(hooks, n);
+	rcvfix_hooks_disarm(rcvfix_arm_hooks, rcvfix_arm_nr_hooks);
 	WRITE_ONCE(rcvfix_armed, false);
 	WRITE_ONCE(rcvfix_disarms, rcvfix_disarms + 1);
 }
@@ -402,12 +399,17 @@ static struct notifier_block rcvfix_arm_module_nb = {
 };
 
 /**
- * rcvfix_arm_init - start following livepatch modules
+ * rcvfix_arm_init - take the hooks to arm and start following livepatches
+ * @hooks: the strategy's resolved hooks, armed in this order (disarmed in
+ *	reverse), kept until unload
+ * @n: how many
  *
  * Before any namespace can arm the hooks (default_enable=1).
  */
-int rcvfix_arm_init(void)
+int rcvfix_arm_init(struct rcvfix_hook *const *hooks, unsigned int n)
 {
+	rcvfix_arm_hooks = hooks;
+	rcvfix_arm_nr_hooks = n;
 	return register_module_notifier(&rcvfix_arm_module_nb);
 }
 

@@ -11,7 +11,9 @@
 #include <linux/seq_file.h>
 #include <linux/types.h>
 
-int rcvfix_arm_init(void);
+struct rcvfix_hook;
+
+int rcvfix_arm_init(struct rcvfix_hook *const *hooks, unsigned int n);
 int rcvfix_arm_get(void);
 void rcvfix_arm_put(void);
 void rcvfix_arm_put_deferred(void);

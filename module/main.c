@@ -21,28 +21,33 @@
 
 #include "arm.h"
 #include "netns.h"
-#include "rcvbuf.h"
 #include "rcvlowat.h"
+#include "status.h"
+#include "targets.h"
 #include "version.h"
 
 /*
  * Load: resolve the strategy's hooks first (a missing function refuses the
- * load), then give every namespace its switch; that arms the hooks only
- * where default_enable=1 turns a namespace on. Unload: disarm for good and
- * wait for every task to leave rcvfix's code, then remove the namespaces'
- * state (which the replacements read).
+ * load) and hand them to the arming unit, then give every namespace its
+ * switch (that arms the hooks only where default_enable=1 turns a
+ * namespace on) and its /proc/net/rcvfix. Unload: disarm for good and wait
+ * for every task to leave rcvfix's code, then remove the status files and
+ * the namespaces' state (which the replacements read).
  */
 static int __init rcvfix_init(void)
 {
+	struct rcvfix_hook *const *hooks;
+	unsigned int n;
 	int ret;
 
 	rcvfix_rcvlowat_detect();
 
-	ret = rcvfix_rcvbuf_init();
+	ret = rcvfix_targets_init();
 	if (ret)
 		return ret;
+	hooks = rcvfix_targets_hooks(&n);
 
-	ret = rcvfix_arm_init();
+	ret = rcvfix_arm_init(hooks, n);
 	if (ret) {
 		pr_err("cannot follow livepatch modules (%d)\n", ret);
 		return ret;
@@ -51,20 +56,35 @@ static int __init rcvfix_init(void)
 	ret = rcvfix_netns_init();
 	if (ret) {
 		pr_err("cannot register per-namespace state (%d)\n", ret);
-		rcvfix_arm_close();
-		rcvfix_arm_exit();
-		return ret;
+		goto err_arm;
 	}
 
-	pr_info("%s loaded: strategy %s (%s), armed while a namespace enables it, SO_RCVLOWAT wakeup fix %s\n",
-		RCVFIX_VERSION, rcvfix_rcvbuf_strategy(),
-		rcvfix_rcvbuf_targets(), rcvfix_rcvlowat_state());
+	ret = rcvfix_status_init();
+	if (ret) {
+		pr_err("cannot create /proc/net/rcvfix (%d)\n", ret);
+		goto err_netns;
+	}
+
+	pr_info("%s loaded: strategy callers (%s), armed while a namespace enables it, SO_RCVLOWAT wakeup fix %s\n",
+		RCVFIX_VERSION, rcvfix_targets_names(),
+		rcvfix_rcvlowat_state());
 	return 0;
+
+err_netns:
+	rcvfix_arm_close();
+	rcvfix_netns_exit();
+	rcvfix_arm_exit();
+	return ret;
+err_arm:
+	rcvfix_arm_close();
+	rcvfix_arm_exit();
+	return ret;
 }
 
 static void __exit rcvfix_exit(void)
 {
 	rcvfix_arm_close();
+	rcvfix_status_exit();
 	rcvfix_netns_exit();
 	rcvfix_arm_exit();
 	pr_info("unloaded\n");

@@ -2,8 +2,8 @@
 /*
  * Per-network-namespace state: net.rcvfix.enable (a sysctl in every
  * namespace, 0 or 1), the default_enable module parameter new namespaces
- * start from, the counters, and /proc/net/rcvfix that shows them with the
- * module's strategy (to the host only, see rcvfix_proc_shows_host()).
+ * start from, and the counters, with their lines of /proc/net/rcvfix
+ * (status.c owns the file).
  *
  * Who may switch: the switch is per namespace, but what turning it on arms
  * is host-wide (kernel text is patched, RCU-tasks grace periods interrupt
@@ -19,7 +19,6 @@
 
 #include <linux/capability.h>
 #include <linux/module.h>
-#include <linux/proc_fs.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -27,9 +26,6 @@
 
 #include "arm.h"
 #include "netns.h"
-#include "rcvbuf.h"
-#include "rcvlowat.h"
-#include "version.h"
 
 unsigned int rcvfix_net_id __read_mostly;
 
@@ -160,7 +156,7 @@ static const struct ctl_table rcvfix_sysctl_template[] = {
 	RCVFIX_CTL_TABLE_END
 };
 
-/* ---- /proc/net/rcvfix ---- */
+/* ---- this namespace's lines of /proc/net/rcvfix (status.c) ---- */
 
 static const char *const rcvfix_path_names[RCVFIX_PATH_NR] = {
 	[RCVFIX_PATH_SETSOCKOPT] = "setsockopt",
@@ -168,31 +164,12 @@ static const char *const rcvfix_path_names[RCVFIX_PATH_NR] = {
 	[RCVFIX_PATH_KERNEL] = "kernel",
 };
 
-/*
- * The module-wide keys (strategy, arming, livepatches, the kernel's
- * SO_RCVLOWAT behaviour) describe the host: shown in the initial
- * namespace, and elsewhere to a reader who opened the file with
- * CAP_NET_ADMIN in the initial user namespace. A container sees the
- * version, its own switch and its own counters.
- */
-static bool rcvfix_proc_shows_host(struct seq_file *m, const struct net *net)
+/* "enable" and the counters of each path, of the namespace @net. */
+void rcvfix_netns_show(struct seq_file *m, const struct net *net)
 {
-	return net_eq(net, &init_net) ||
-	       file_ns_capable(m->file, &init_user_ns, CAP_NET_ADMIN);
-}
-
-static int rcvfix_proc_show(struct seq_file *m, void *v)
-{
-	struct net *net = seq_file_single_net(m);
 	struct rcvfix_net *rn = net_generic(net, rcvfix_net_id);
 	enum rcvfix_path path;
 
-	seq_printf(m, "version %s\n", RCVFIX_VERSION);
-	if (rcvfix_proc_shows_host(m, net)) {
-		rcvfix_rcvbuf_show(m);
-		rcvfix_arm_show(m);
-		rcvfix_rcvlowat_show(m);
-	}
 	seq_printf(m, "enable %d\n", READ_ONCE(rn->enable));
 	for (path = 0; path < RCVFIX_PATH_NR; path++) {
 		const char *name = rcvfix_path_names[path];
@@ -206,7 +183,6 @@ static int rcvfix_proc_show(struct seq_file *m, void *v)
 		seq_printf(m, "%s.locks_avoided %ld\n", name, avoided);
 		seq_printf(m, "%s.locks_kept %ld\n", name, kept);
 	}
-	return 0;
 }
 
 /* ---- namespace life cycle ---- */
@@ -266,14 +242,8 @@ static int __net_init rcvfix_net_init(struct net *net)
 	if (!rn->sysctl)
 		goto err_free_table;
 
-	if (!proc_create_net_single("rcvfix", 0444, net->proc_net,
-				    rcvfix_proc_show, NULL))
-		goto err_unregister_sysctl;
-
 	return 0;
 
-err_unregister_sysctl:
-	unregister_net_sysctl_table(rn->sysctl);
 err_free_table:
 	kfree(rn->table);
 err_stop:
@@ -285,7 +255,6 @@ static void __net_exit rcvfix_net_exit(struct net *net)
 {
 	struct rcvfix_net *rn = net_generic(net, rcvfix_net_id);
 
-	remove_proc_entry("rcvfix", net->proc_net);
 	unregister_net_sysctl_table(rn->sysctl);	/* waits for writers */
 	kfree(rn->table);
 	rcvfix_net_stop(rn);

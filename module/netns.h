@@ -10,6 +10,7 @@
 #include <linux/mutex.h>
 #include <linux/preempt.h>
 #include <linux/rcupdate.h>
+#include <linux/seq_file.h>
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
 
@@ -91,5 +92,6 @@ static inline void rcvfix_net_count(struct rcvfix_net *rn,
 
 int rcvfix_netns_init(void);
 void rcvfix_netns_exit(void);
+void rcvfix_netns_show(struct seq_file *m, const struct net *net);
 
 #endif /* _RCVFIX_NETNS_H */

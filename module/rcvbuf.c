@@ -4,8 +4,9 @@
  * SOCK_RCVBUF_LOCK; the replacements here apply rcvfix_rcvbuf_rule()
  * instead, in namespaces where net.rcvfix.enable is 1, on TCP and MPTCP
  * stream sockets only (the rule's threshold is TCP's tcp_rmem[1]; other
- * families keep the kernel's own code, see README "Scope"). Strategy
- * "callers", shown in /proc/net/rcvfix: __sock_set_rcvbuf() is static in
+ * families keep the kernel's own code, see docs/design.md "Scope: which
+ * sockets"). Strategy "callers", shown in /proc/net/rcvfix:
+ * __sock_set_rcvbuf() is static in
  * net/core/sock.c with exactly two callers, both redirected, so no copy
  * the compiler may have inlined is missed:
  *
@@ -17,9 +18,8 @@
  *
  * Before 6.0 the SOL_SOCKET entry is sock_setsockopt() (user space only)
  * and bpf_setsockopt() has its own SO_RCVBUF code: bpf_legacy.c adds its
- * hooks.
- *
- * MPTCP subflows follow the MPTCP socket's lock: mptcp.c.
+ * hooks. MPTCP subflows follow the MPTCP socket's lock: mptcp.c. The list
+ * of hooked functions: targets.c.
  *
  * In a disabled namespace nothing is redirected: the kernel's code runs.
  * While no namespace has the fix enabled, the hooks are not even armed
@@ -34,9 +34,7 @@
 #include <net/sock.h>
 #include <net/tcp.h>
 
-#include "bpf_legacy.h"
 #include "hook.h"
-#include "mptcp.h"
 #include "netns.h"
 #include "rcvbuf.h"
 #include "rule.h"
@@ -167,10 +165,11 @@ out:
 	return ret;
 }
 
-static void notrace rcvfix_entry_sk_setsockopt(unsigned long ip,
-					       unsigned long parent_ip,
-					       struct ftrace_ops *ops,
-					       struct ftrace_regs *fregs)
+/* The entry callback of the SOL_SOCKET setsockopt hook (targets.c). */
+void notrace rcvfix_entry_sk_setsockopt(unsigned long ip,
+					unsigned long parent_ip,
+					struct ftrace_ops *ops,
+					struct ftrace_regs *fregs)
 {
 	int optname = (int)rcvfix_fregs_arg(fregs, 2);
 	struct sock *sk;
@@ -191,112 +190,14 @@ static void rcvfix_sock_set_rcvbuf(struct sock *sk, int val)
 	rcvfix_hook_done();
 }
 
-static void notrace rcvfix_entry_sock_set_rcvbuf(unsigned long ip,
-						 unsigned long parent_ip,
-						 struct ftrace_ops *ops,
-						 struct ftrace_regs *fregs)
+/* The entry callback of the sock_set_rcvbuf() hook (targets.c). */
+void notrace rcvfix_entry_sock_set_rcvbuf(unsigned long ip,
+					  unsigned long parent_ip,
+					  struct ftrace_ops *ops,
+					  struct ftrace_regs *fregs)
 {
 	struct sock *sk = (struct sock *)rcvfix_fregs_arg(fregs, 0);
 
 	if (rcvfix_sk_in_scope(sk) && rcvfix_net_enabled(sock_net(sk)))
 		rcvfix_hook_redirect(fregs, rcvfix_sock_set_rcvbuf);
-}
-
-/* ---- the hooks of the strategy ---- */
-
-/*
- * The hooks that together see every path setting a receive buffer. They
- * are resolved at load (a missing one refuses the load, an optional one
- * is left to the kernel and not listed) and armed and disarmed all or
- * nothing by arm.c, only while some namespace has the fix enabled.
- */
-static struct rcvfix_hook rcvfix_candidate_hooks[] = {
-	/*
-	 * First, so that it is armed before and disarmed after the hooks
-	 * that avoid an MPTCP socket's lock: with those armed alone, stock
-	 * sync would lock the subflows of an unlocked MPTCP socket for the
-	 * connection's life.
-	 */
-	{ .name = RCVFIX_MPTCP_TARGET, .entry = rcvfix_mptcp_entry_sync_intval,
-	  .optional = true },
-	{ .name = RCVFIX_SETSOCKOPT_NAME, .entry = rcvfix_entry_sk_setsockopt },
-	{ .name = "sock_set_rcvbuf", .entry = rcvfix_entry_sock_set_rcvbuf },
-	RCVFIX_BPF_LEGACY_HOOK_SOCK_OPS
-	RCVFIX_BPF_LEGACY_HOOK_SOCK_ADDR
-	{ .name = RCVFIX_MPTCP_CONNECT,
-	  .entry = rcvfix_mptcp_entry_finish_connect,
-	  .optional = true, .observe = true },
-	{ .name = RCVFIX_MPTCP_ACCEPT,
-	  .entry = rcvfix_mptcp_entry_syn_recv_sock,
-	  .optional = true, .observe = true },
-};
-
-/* The resolved ones, set once at load before any namespace can arm them. */
-static struct rcvfix_hook *rcvfix_hooks[ARRAY_SIZE(rcvfix_candidate_hooks)];
-static unsigned int rcvfix_nr_hooks;
-
-/* The hooked functions, ", "-separated for the load log line. */
-static char rcvfix_targets[256];
-
-/* Resolves the hooks; arms nothing. */
-int rcvfix_rcvbuf_init(void)
-{
-	struct rcvfix_hook *hook;
-	unsigned int i, n = 0;
-	int ret;
-
-	for (i = 0; i < ARRAY_SIZE(rcvfix_candidate_hooks); i++) {
-		hook = &rcvfix_candidate_hooks[i];
-		ret = rcvfix_hook_resolve(hook);
-		if ((ret == -ENOENT || ret == -EINVAL) && hook->optional) {
-			pr_info("%s: %s; left to the kernel\n", hook->name,
-				ret == -ENOENT ? "no such function in this kernel" :
-						 "ftrace cannot attach to it");
-			continue;
-		}
-		if (ret) {
-			pr_err("cannot hook %s: %s (%d)\n", hook->name,
-			       ret == -EINVAL ? "ftrace cannot attach to it" :
-						"no such function in this kernel",
-			       ret);
-			return ret;
-		}
-		rcvfix_hooks[rcvfix_nr_hooks++] = hook;
-		n += scnprintf(rcvfix_targets + n, sizeof(rcvfix_targets) - n,
-			       "%s%s", n ? ", " : "", hook->name);
-	}
-	return 0;
-}
-
-/* The hooks arm.c arms and disarms, after rcvfix_rcvbuf_init(). */
-struct rcvfix_hook *const *rcvfix_rcvbuf_hooks(unsigned int *n)
-{
-	*n = rcvfix_nr_hooks;
-	return rcvfix_hooks;
-}
-
-const char *rcvfix_rcvbuf_strategy(void)
-{
-	return "callers";
-}
-
-const char *rcvfix_rcvbuf_targets(void)
-{
-	return rcvfix_targets;
-}
-
-/*
- * "strategy NAME" and "targets F1,F2" lines of /proc/net/rcvfix. What they
- * read is written once at load, before the proc files exist, and never
- * cleared.
- */
-void rcvfix_rcvbuf_show(struct seq_file *m)
-{
-	unsigned int i;
-
-	seq_printf(m, "strategy %s\n", rcvfix_rcvbuf_strategy());
-	seq_puts(m, "targets ");
-	for (i = 0; i < rcvfix_nr_hooks; i++)
-		seq_printf(m, "%s%s", i ? "," : "", rcvfix_hooks[i]->name);
-	seq_putc(m, '\n');
 }

@@ -1,24 +1,24 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The SO_RCVBUF lock fix: which functions it redirects on the running
- * kernel (the strategy), and the replacements it sends calls to.
+ * The SO_RCVBUF lock fix: the rule applied where stock locks the buffer,
+ * the entry callbacks of the two callers of __sock_set_rcvbuf(), and the
+ * scope of sockets it applies to.
  */
 #ifndef _RCVFIX_RCVBUF_H
 #define _RCVFIX_RCVBUF_H
 
-#include <linux/seq_file.h>
+#include <linux/ftrace.h>
 #include <net/sock.h>
 
 #include "netns.h"
 
-struct rcvfix_hook;
-
-int rcvfix_rcvbuf_init(void);
-struct rcvfix_hook *const *rcvfix_rcvbuf_hooks(unsigned int *n);
-const char *rcvfix_rcvbuf_strategy(void);
-const char *rcvfix_rcvbuf_targets(void);
-void rcvfix_rcvbuf_show(struct seq_file *m);
 void rcvfix_set_rcvbuf(struct sock *sk, int val, enum rcvfix_path path);
+void rcvfix_entry_sk_setsockopt(unsigned long ip, unsigned long parent_ip,
+				struct ftrace_ops *ops,
+				struct ftrace_regs *fregs);
+void rcvfix_entry_sock_set_rcvbuf(unsigned long ip, unsigned long parent_ip,
+				  struct ftrace_ops *ops,
+				  struct ftrace_regs *fregs);
 
 /*
  * The rule is TCP's: TCP and MPTCP stream sockets over IPv4 and IPv6.

@@ -78,7 +78,7 @@ M_T=$((2 * h)) M_NEW=$M_T
 
 # 5. Scope: the rule is TCP's (its threshold is tcp_rmem[1]), for TCP and
 # MPTCP stream sockets over IPv4 and IPv6. Every other socket keeps the
-# kernel's own code: exactly stock, and no counter moves (README "Scope").
+# kernel's own code: exactly stock, and no counter moves (docs/design.md "Scope: which sockets").
 check_sockopt "enable=1, tcp6" "$ns" -f inet6 -- \
 	rcvbuf=$((h - 1)) new rcvbuf=$h
 if in_ns "$ns" "$RCVFIX_BIN/sockopt" -p mptcp get > /dev/null 2>&1; then

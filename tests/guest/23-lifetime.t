@@ -107,7 +107,7 @@ for sysctls in raised default; do
 		stock=$(ceiling "stock-$sysctls" "$name")
 		fixed=$(ceiling "fixed-$sysctls" "$name")
 		best=$((none > stock ? none : stock))
-		# Known gap (README "Throughput over a connection's life"): an
+		# Known gap (docs/design.md "Throughput over a connection's life"): an
 		# established MPTCP socket's subflows cannot be reached from
 		# the module; held to stock, and the distance to not asking is
 		# reported.

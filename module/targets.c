@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Which kernel functions rcvfix hooks (strategy "callers", see rcvbuf.c):
+ * the table of candidate hooks in arming order, resolving them at load,
+ * and the "strategy" and "targets" lines of /proc/net/rcvfix.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/kernel.h>
+#include <linux/seq_file.h>
+
+#include "bpf_legacy.h"
+#include "hook.h"
+#include "mptcp.h"
+#include "rcvbuf.h"
+#include "targets.h"
+
+/*
+ * The hooks that together see every path setting a receive buffer. They
+ * are resolved at load (a missing one refuses the load, an optional one
+ * is left to the kernel and not listed) and armed and disarmed all or
+ * nothing by arm.c, only while some namespace has the fix enabled.
+ */
+static struct rcvfix_hook rcvfix_candidate_hooks[] = {
+	/*
+	 * First, so that it is armed before and disarmed after the hooks
+	 * that avoid an MPTCP socket's lock: with those armed alone, stock
+	 * sync would lock the subflows of an unlocked MPTCP socket for the
+	 * connection's life.
+	 */
+	{ .name = RCVFIX_MPTCP_TARGET, .entry = rcvfix_mptcp_entry_sync_intval,
+	  .optional = true },
+	{ .name = RCVFIX_SETSOCKOPT_NAME, .entry = rcvfix_entry_sk_setsockopt },
+	{ .name = "sock_set_rcvbuf", .entry = rcvfix_entry_sock_set_rcvbuf },
+	RCVFIX_BPF_LEGACY_HOOK_SOCK_OPS
+	RCVFIX_BPF_LEGACY_HOOK_SOCK_ADDR
+	{ .name = RCVFIX_MPTCP_CONNECT,
+	  .entry = rcvfix_mptcp_entry_finish_connect,
+	  .optional = true, .observe = true },
+	{ .name = RCVFIX_MPTCP_ACCEPT,
+	  .entry = rcvfix_mptcp_entry_syn_recv_sock,
+	  .optional = true, .observe = true },
+};
+
+/* The resolved ones, set once at load before any namespace can arm them. */
+static struct rcvfix_hook *rcvfix_hooks[ARRAY_SIZE(rcvfix_candidate_hooks)];
+static unsigned int rcvfix_nr_hooks;
+
+/* The hooked functions, ", "-separated for the load log line. */
+static char rcvfix_targets[256];
+
+/* Resolves the hooks; arms nothing. */
+int rcvfix_targets_init(void)
+{
+	struct rcvfix_hook *hook;
+	unsigned int i, n = 0;
+	int ret;
+
+	for (i = 0; i < ARRAY_SIZE(rcvfix_candidate_hooks); i++) {
+		hook = &rcvfix_candidate_hooks[i];
+		ret = rcvfix_hook_resolve(hook);
+		if ((ret == -ENOENT || ret == -EINVAL) && hook->optional) {
+			pr_info("%s: %s; left to the kernel\n", hook->name,
+				ret == -ENOENT ? "no such function in this kernel" :
+						 "ftrace cannot attach to it");
+			continue;
+		}
+		if (ret) {
+			pr_err("cannot hook %s: %s (%d)\n", hook->name,
+			       ret == -EINVAL ? "ftrace cannot attach to it" :
+						"no such function in this kernel",
+			       ret);
+			return ret;
+		}
+		rcvfix_hooks[rcvfix_nr_hooks++] = hook;
+		n += scnprintf(rcvfix_targets + n, sizeof(rcvfix_targets) - n,
+			       "%s%s", n ? ", " : "", hook->name);
+	}
+	return 0;
+}
+
+/* The hooks arm.c arms and disarms, after rcvfix_targets_init(). */
+struct rcvfix_hook *const *rcvfix_targets_hooks(unsigned int *n)
+{
+	*n = rcvfix_nr_hooks;
+	return rcvfix_hooks;
+}
+
+const char *rcvfix_targets_names(void)
+{
+	return rcvfix_targets;
+}
+
+/*
+ * "strategy NAME" and "targets F1,F2" lines of /proc/net/rcvfix. What they
+ * read is written once at load, before the proc files exist, and never
+ * cleared.
+ */
+void rcvfix_targets_show(struct seq_file *m)
+{
+	unsigned int i;
+
+	seq_puts(m, "strategy callers\n");	/* the only one: see the top */
+	seq_puts(m, "targets ");
+	for (i = 0; i < rcvfix_nr_hooks; i++)
+		seq_printf(m, "%s%s", i ? "," : "", rcvfix_hooks[i]->name);
+	seq_putc(m, '\n');
+}
