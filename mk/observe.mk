@@ -7,7 +7,7 @@
 DEB_CHECK += linux-perf bpftrace prometheus-node-exporter curl
 
 help-observe:
-	@echo "Observing (README \"Observing it\"): tests 62-65 run perf, bpftrace and"
+	@echo "Observing (docs/operations.md \"Observing it\"): tests 62-65 run perf, bpftrace and"
 	@echo "                        prometheus-node-exporter in the guest (make deps installs them)"
 
 .PHONY: help-observe
