@@ -75,6 +75,7 @@
 
 #include "arm.h"
 #include "hook.h"
+#include "status_keys.h"
 
 static DEFINE_MUTEX(rcvfix_arm_lock);
 
@@ -454,24 +455,24 @@ void rcvfix_arm_show(struct seq_file *m)
 	char aside_for[sizeof(rcvfix_aside_for)];
 	int err = READ_ONCE(rcvfix_arm_err);
 
-	seq_printf(m, "armed %s\n", READ_ONCE(rcvfix_armed) ? "yes" : "no");
-	seq_printf(m, "enabled_namespaces %d\n",
+	seq_printf(m, RCVFIX_KEY_ARMED " %s\n", READ_ONCE(rcvfix_armed) ? "yes" : "no");
+	seq_printf(m, RCVFIX_KEY_ENABLED_NAMESPACES " %d\n",
 		   atomic_read(&rcvfix_arm_users));
-	seq_printf(m, "arms %lu\n", READ_ONCE(rcvfix_arms));
-	seq_printf(m, "disarms %lu\n", READ_ONCE(rcvfix_disarms));
-	seq_printf(m, "arm_failures %lu\n", READ_ONCE(rcvfix_arm_failures));
-	seq_printf(m, "stepped_aside %s\n",
+	seq_printf(m, RCVFIX_KEY_ARMS " %lu\n", READ_ONCE(rcvfix_arms));
+	seq_printf(m, RCVFIX_KEY_DISARMS " %lu\n", READ_ONCE(rcvfix_disarms));
+	seq_printf(m, RCVFIX_KEY_ARM_FAILURES " %lu\n", READ_ONCE(rcvfix_arm_failures));
+	seq_printf(m, RCVFIX_KEY_STEPPED_ASIDE " %s\n",
 		   READ_ONCE(rcvfix_aside) ? "yes" : "no");
 	spin_lock(&rcvfix_aside_for_lock);
 	strscpy(aside_for, rcvfix_aside_for, sizeof(aside_for));
 	spin_unlock(&rcvfix_aside_for_lock);
-	seq_printf(m, "stepped_aside_for %s\n", aside_for);
-	seq_printf(m, "steps_aside %lu\n", READ_ONCE(rcvfix_asides));
+	seq_printf(m, RCVFIX_KEY_STEPPED_ASIDE_FOR " %s\n", aside_for);
+	seq_printf(m, RCVFIX_KEY_STEPS_ASIDE " %lu\n", READ_ONCE(rcvfix_asides));
 	if (err)
-		seq_printf(m, "last_arm_error %s:%s:%s\n",
+		seq_printf(m, RCVFIX_KEY_LAST_ARM_ERROR " %s:%s:%s\n",
 			   rcvfix_errno_name(err),
 			   READ_ONCE(rcvfix_arm_err_hook),
 			   READ_ONCE(rcvfix_arm_err_owner));
 	else
-		seq_puts(m, "last_arm_error none\n");
+		seq_puts(m, RCVFIX_KEY_LAST_ARM_ERROR " none\n");
 }

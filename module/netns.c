@@ -26,6 +26,7 @@
 
 #include "arm.h"
 #include "netns.h"
+#include "status_keys.h"
 
 unsigned int rcvfix_net_id __read_mostly;
 
@@ -170,7 +171,7 @@ void rcvfix_netns_show(struct seq_file *m, const struct net *net)
 	struct rcvfix_net *rn = net_generic(net, rcvfix_net_id);
 	enum rcvfix_path path;
 
-	seq_printf(m, "enable %d\n", READ_ONCE(rn->enable));
+	seq_printf(m, RCVFIX_KEY_ENABLE " %d\n", READ_ONCE(rn->enable));
 	for (path = 0; path < RCVFIX_PATH_NR; path++) {
 		const char *name = rcvfix_path_names[path];
 		long set = atomic_long_read(&rn->count[path][RCVFIX_LOCK_SET]);
@@ -178,10 +179,10 @@ void rcvfix_netns_show(struct seq_file *m, const struct net *net)
 			atomic_long_read(&rn->count[path][RCVFIX_LOCK_AVOIDED]);
 		long kept = atomic_long_read(&rn->count[path][RCVFIX_LOCK_KEPT]);
 
-		seq_printf(m, "%s.sets %ld\n", name, set + avoided + kept);
-		seq_printf(m, "%s.locks_set %ld\n", name, set);
-		seq_printf(m, "%s.locks_avoided %ld\n", name, avoided);
-		seq_printf(m, "%s.locks_kept %ld\n", name, kept);
+		seq_printf(m, "%s." RCVFIX_KEY_SETS " %ld\n", name, set + avoided + kept);
+		seq_printf(m, "%s." RCVFIX_KEY_LOCKS_SET " %ld\n", name, set);
+		seq_printf(m, "%s." RCVFIX_KEY_LOCKS_AVOIDED " %ld\n", name, avoided);
+		seq_printf(m, "%s." RCVFIX_KEY_LOCKS_KEPT " %ld\n", name, kept);
 	}
 }
 

@@ -15,6 +15,7 @@
 
 #include "hook.h"
 #include "rcvlowat.h"
+#include "status_keys.h"
 
 static const char *rcvfix_rcvlowat = "unknown";
 
@@ -39,6 +40,6 @@ const char *rcvfix_rcvlowat_state(void)
 void rcvfix_rcvlowat_show(struct seq_file *m)
 {
 	/* the first word only: the value of a key must be one word */
-	seq_printf(m, "rcvlowat_wakeup %.*s\n",
+	seq_printf(m, RCVFIX_KEY_RCVLOWAT_WAKEUP " %.*s\n",
 		   (int)strcspn(rcvfix_rcvlowat, " "), rcvfix_rcvlowat);
 }

@@ -22,6 +22,7 @@
 #include "netns.h"
 #include "rcvlowat.h"
 #include "status.h"
+#include "status_keys.h"
 #include "targets.h"
 #include "version.h"
 
@@ -35,7 +36,7 @@ static int rcvfix_status_show(struct seq_file *m, void *v)
 {
 	struct net *net = seq_file_single_net(m);
 
-	seq_printf(m, "version %s\n", RCVFIX_VERSION);
+	seq_printf(m, RCVFIX_KEY_VERSION " %s\n", RCVFIX_VERSION);
 	if (rcvfix_status_shows_host(m, net)) {
 		rcvfix_targets_show(m);
 		rcvfix_arm_show(m);

@@ -13,6 +13,7 @@
 #include "hook.h"
 #include "mptcp.h"
 #include "rcvbuf.h"
+#include "status_keys.h"
 #include "targets.h"
 
 /*
@@ -100,8 +101,8 @@ void rcvfix_targets_show(struct seq_file *m)
 {
 	unsigned int i;
 
-	seq_puts(m, "strategy callers\n");	/* the only one: see the top */
-	seq_puts(m, "targets ");
+	seq_puts(m, RCVFIX_KEY_STRATEGY " callers\n");	/* the only one: see the top */
+	seq_puts(m, RCVFIX_KEY_TARGETS " ");
 	for (i = 0; i < rcvfix_nr_hooks; i++)
 		seq_printf(m, "%s%s", i ? "," : "", rcvfix_hooks[i]->name);
 	seq_putc(m, '\n');

@@ -345,32 +345,35 @@ static bool prom_ns_metric(const struct kv *kv, char *name, size_t len)
 	return true;
 }
 
+/* The metrics rcvfixctl makes itself; every other one is a key's. */
 static const struct {
 	const char *name;
 	const char *help;
 } prom_help[] = {
-	{ "rcvfix_enable",
-	  "net.rcvfix.enable of the namespace: 1 fixed, 0 stock behaviour" },
-	{ "rcvfix_sets_total",
-	  "SO_RCVBUF settings rcvfix applied in the namespace, by path" },
-	{ "rcvfix_locks_set_total",
-	  "Receive buffers locked because the size is below tcp_rmem[1]" },
-	{ "rcvfix_locks_avoided_total",
-	  "Receive buffers left unlocked where stock Linux locks them" },
-	{ "rcvfix_locks_kept_total",
-	  "Receive buffers that were locked already and stay locked" },
 	{ "rcvfix_loaded", "1 when the rcvfix module is loaded" },
 	{ "rcvfix_module_info", "The rcvfix module's version and strategy" },
-	{ "rcvfix_armed", "1 when the module's hooks are armed" },
-	{ "rcvfix_enabled_namespaces", "Namespaces with net.rcvfix.enable 1" },
-	{ "rcvfix_arms", "Times the hooks were armed since the module loaded" },
-	{ "rcvfix_disarms", "Times the hooks were disarmed since the load" },
-	{ "rcvfix_arm_failures", "Times arming the hooks failed" },
-	{ "rcvfix_stepped_aside",
-	  "1 while rcvfix stays disarmed for a livepatch (the fix is not in force)" },
-	{ "rcvfix_steps_aside",
-	  "Times rcvfix stepped aside for a livepatch since the load" },
 };
+
+/* Help of the metric @name made from a key (status_keys.h), or NULL. */
+static const char *prom_key_help(const char *name)
+{
+	const char *part = name + strlen("rcvfix_");
+	size_t i, n;
+
+	for (i = 0;
+	     i < sizeof(rcvfix_status_keys) / sizeof(rcvfix_status_keys[0]);
+	     i++) {
+		const struct rcvfix_status_key *k = &rcvfix_status_keys[i];
+
+		n = strlen(k->name);
+		if (k->scope == RCVFIX_SCOPE_PATH ?
+			    !strncmp(part, k->name, n) &&
+				    !strcmp(part + n, "_total") :
+			    !strcmp(part, k->name))
+			return k->help;
+	}
+	return NULL;
+}
 
 static void prom_family(const char *name, const char *type)
 {
@@ -380,6 +383,8 @@ static void prom_family(const char *name, const char *type)
 	for (i = 0; i < sizeof(prom_help) / sizeof(prom_help[0]); i++)
 		if (!strcmp(prom_help[i].name, name))
 			help = prom_help[i].help;
+	if (!strncmp(name, "rcvfix_", strlen("rcvfix_")) && prom_key_help(name))
+		help = prom_key_help(name);
 	printf("# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 

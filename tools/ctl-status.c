@@ -16,19 +16,6 @@
 
 #include "rcvfixctl.h"
 
-/*
- * Keys of /proc/net/rcvfix that describe the module, not the namespace:
- * the same in every namespace (armed ... last_arm_error: issue 15's
- * arming on demand).
- */
-static const char *const module_keys[] = {
-	"version",	  "strategy",		"targets",
-	"armed",	  "enabled_namespaces", "arms",
-	"disarms",	  "arm_failures",	"last_arm_error",
-	"stepped_aside",  "stepped_aside_for",	"steps_aside",
-	"rcvlowat_wakeup"
-};
-
 static void kv_add(struct kvlist *l, const char *key, const char *val)
 {
 	l->v = xrealloc(l->v, (l->n + 1) * sizeof(*l->v));
@@ -103,12 +90,19 @@ static int kv_read(const char *path, struct kvlist *l)
 	return 0;
 }
 
+/*
+ * Keys of /proc/net/rcvfix that describe the module, not the namespace:
+ * the same in every namespace (scope MODULE in module/status_keys.h).
+ */
 bool is_module_key(const char *key)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(module_keys) / sizeof(module_keys[0]); i++)
-		if (!strcmp(key, module_keys[i]))
+	for (i = 0;
+	     i < sizeof(rcvfix_status_keys) / sizeof(rcvfix_status_keys[0]);
+	     i++)
+		if (rcvfix_status_keys[i].scope == RCVFIX_SCOPE_MODULE &&
+		    !strcmp(key, rcvfix_status_keys[i].name))
 			return true;
 	return false;
 }

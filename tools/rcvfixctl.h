@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "../module/status_keys.h"
 #include "common.h"
 
 /* Exit codes, documented in --help. */

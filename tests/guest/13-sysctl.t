@@ -5,7 +5,7 @@
 # namespace, 0 with CAP_NET_ADMIN over the namespace; a bad default_enable
 # refuses the load; modinfo and /proc/net/rcvfix (host-wide keys to the host).
 source "$RCVFIX_REPO/tests/guest/lib.sh"
-need "$RCVFIX_KO" "$RCVFIX_BIN/sysctlw"
+need "$RCVFIX_KO" "$RCVFIX_BIN/sysctlw" "$RCVFIX_BIN/rcvfixctl"
 
 E=/proc/sys/net/rcvfix/enable
 W=$RCVFIX_BIN/sysctlw
@@ -149,12 +149,37 @@ check_eq "modinfo version = /proc/net/rcvfix version" \
 	"$(rcvfix_status version)" "$(modinfo -F version "$RCVFIX_KO")"
 check "modinfo documents default_enable" \
 	grep -q '^default_enable:.\+' <<< "$(modinfo -F parm "$RCVFIX_KO")"
-keys=$(awk '{ print $1 }' /proc/net/rcvfix | tr '\n' ' ')
-want="version strategy targets armed enabled_namespaces arms disarms arm_failures stepped_aside stepped_aside_for steps_aside last_arm_error rcvlowat_wakeup enable"
+# The contract, module/status_keys.h: "KEY SCOPE TYPE" in the file's order.
+contract=$(awk '/^#define RCVFIX_KEY_/ { gsub(/"/, "", $3); k[$2] = $3 }
+	/^\t\{ RCVFIX_KEY_/ { gsub(/[{},]/, " ")
+		sub(/RCVFIX_SCOPE_/, "", $2); sub(/RCVFIX_TYPE_/, "", $3)
+		print k[$1], $2, $3 }' "$RCVFIX_REPO/module/status_keys.h")
+check "module/status_keys.h lists keys" test "$(wc -l <<< "$contract")" -ge 10
+want=$(awk '$2 != "PATH" { printf "%s ", $1 }' <<< "$contract")
 for p in setsockopt bpf kernel; do
-	want+=" $p.sets $p.locks_set $p.locks_avoided $p.locks_kept"
+	want+=$(awk -v p=$p '$2 == "PATH" { printf "%s.%s ", p, $1 }' <<< "$contract")
 done
-check_eq "/proc/net/rcvfix keys" "$want " "$keys"
+keys=$(awk '{ print $1 }' /proc/net/rcvfix | tr '\n' ' ')
+check_eq "/proc/net/rcvfix keys: those of module/status_keys.h, in its order" \
+	"$want" "$keys"
+# Each value has its type: BOOL yes/no, GAUGE and COUNTER an integer.
+bad=$(awk 'NR == FNR { t[$1] = $3; next }
+	{ k = $1; sub(/^[a-z]+\./, "", k) }
+	(t[k] == "BOOL" && $2 !~ /^(yes|no)$/) ||
+	((t[k] == "GAUGE" || t[k] == "COUNTER") && $2 !~ /^-?[0-9]+$/) { print $1 "=" $2 }' \
+	<(echo "$contract") /proc/net/rcvfix)
+check_eq "every value has its key's type" "" "$bad"
+# The tools agree: every number becomes a metric with its contract's help.
+prom=$("$RCVFIX_BIN/rcvfixctl" --prometheus status)
+missing=$(awk '$3 != "TEXT" { print $1 " " $2 }' <<< "$contract" |
+	while read -r k s; do
+		m=rcvfix_$k
+		[[ $s == PATH ]] && m+=_total
+		grep -q "^# HELP $m " <<< "$prom" &&
+			! grep -q "^# HELP $m rcvfix: a value of" <<< "$prom" || echo "$m"
+	done)
+check_eq "rcvfixctl --prometheus: every numeric key a metric with its help" "" \
+	"$missing"
 # One strategy on every kernel: the two callers of __sock_set_rcvbuf, plus
 # the MPTCP subflow hooks where the kernel has them as traceable functions.
 # Before 6.0 (no sk_setsockopt) the SOL_SOCKET entry is sock_setsockopt and
