@@ -122,7 +122,7 @@ static const char *err_hint(const struct netns *ns)
 	case EACCES:
 		if (!strncmp(ns->what, "write", 5) ||
 		    !strncmp(ns->what, "open /proc/sys", 14))
-			return " (enable needs CAP_NET_ADMIN in the initial user namespace, disable over the namespace: run as the host's root)";
+			return " (enable needs CAP_NET_ADMIN in the initial user namespace, disable over the namespace: run as root, on the host)";
 		return " (entering another namespace needs CAP_SYS_ADMIN: run as root)";
 	case ENOENT:
 		return " (is the rcvfix module loaded? 'modprobe rcvfix')";
