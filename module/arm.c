@@ -308,6 +308,13 @@ static void rcvfix_aside_set(const char *kind, const char *mod,
 	spin_unlock(&rcvfix_aside_for_lock);
 }
 
+/* No longer aside. Under rcvfix_arm_lock. */
+static void rcvfix_aside_clear(void)
+{
+	WRITE_ONCE(rcvfix_aside, false);
+	rcvfix_aside_set(NULL, NULL, NULL);
+}
+
 /*
  * A livepatch module is coming: step aside before its init registers its
  * handlers. Already aside for an earlier one: its reason stays until this
@@ -348,14 +355,12 @@ static void rcvfix_lp_settled_locked(struct module *mod, bool live)
 	if (!rcvfix_aside || rcvfix_lp_any_coming())
 		return;
 	if (!atomic_read(&rcvfix_arm_users)) {
-		WRITE_ONCE(rcvfix_aside, false);
-		rcvfix_aside_set(NULL, NULL, NULL);
+		rcvfix_aside_clear();
 		return;
 	}
 	ret = rcvfix_try_arm_locked(&failed);
 	if (!ret) {
-		WRITE_ONCE(rcvfix_aside, false);
-		rcvfix_aside_set(NULL, NULL, NULL);
+		rcvfix_aside_clear();
 		pr_info("livepatch %s %s: the fix is in force again\n",
 			mod->name, live ? "patches no function rcvfix hooks" :
 					  "is gone");

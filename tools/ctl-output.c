@@ -378,13 +378,17 @@ static const char *prom_key_help(const char *name)
 static void prom_family(const char *name, const char *type)
 {
 	const char *help = "rcvfix: a value of /proc/net/rcvfix";
+	const char *key_help;
 	size_t i;
 
 	for (i = 0; i < sizeof(prom_help) / sizeof(prom_help[0]); i++)
 		if (!strcmp(prom_help[i].name, name))
 			help = prom_help[i].help;
-	if (!strncmp(name, "rcvfix_", strlen("rcvfix_")) && prom_key_help(name))
-		help = prom_key_help(name);
+	key_help = strncmp(name, "rcvfix_", strlen("rcvfix_")) ?
+			   NULL :
+			   prom_key_help(name);
+	if (key_help)
+		help = key_help;
 	printf("# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 

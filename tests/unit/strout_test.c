@@ -42,34 +42,33 @@ static const char *written(void (*write)(FILE *, const char *), const char *s,
 	return buf;
 }
 
+/* One TAP line: did @what of case @i print @want? */
+static unsigned int check(unsigned int t, const char *what, unsigned int i,
+			  const char *want, const char *got)
+{
+	if (!strcmp(got, want)) {
+		printf("ok %u - %s of case %u\n", t, what, i);
+		return 0;
+	}
+	printf("not ok %u - %s of case %u\n#   want %s\n#   got  %s\n", t, what,
+	       i, want, got);
+	return 1;
+}
+
 int main(void)
 {
 	unsigned int n = sizeof(cases) / sizeof(cases[0]), i, t = 0;
-	unsigned int passed = 0, failed = 0;
+	unsigned int failed = 0;
 
 	printf("1..%u\n", 2 * n);
 	for (i = 0; i < n; i++) {
 		char jbuf[256] = "", cbuf[256] = "";
-		const char *j = written(json_write_str, cases[i].in, jbuf);
-		const char *c = written(csv_write_str, cases[i].in, cbuf);
 
-		if (!strcmp(j, cases[i].json)) {
-			printf("ok %u - json of case %u\n", ++t, i);
-			passed++;
-		} else {
-			printf("not ok %u - json of case %u\n#   want %s\n#   got  %s\n",
-			       ++t, i, cases[i].json, j);
-			failed++;
-		}
-		if (!strcmp(c, cases[i].csv)) {
-			printf("ok %u - csv of case %u\n", ++t, i);
-			passed++;
-		} else {
-			printf("not ok %u - csv of case %u\n#   want %s\n#   got  %s\n",
-			       ++t, i, cases[i].csv, c);
-			failed++;
-		}
+		failed += check(++t, "json", i, cases[i].json,
+				written(json_write_str, cases[i].in, jbuf));
+		failed += check(++t, "csv", i, cases[i].csv,
+				written(csv_write_str, cases[i].in, cbuf));
 	}
-	printf("# %u passed, %u failed\n", passed, failed);
+	printf("# %u passed, %u failed\n", t - failed, failed);
 	return failed ? 1 : 0;
 }
