@@ -172,7 +172,7 @@ lint_sparse() {
 	echo "built ${folders[*]} with C=2 W=1 for: ${built[*]}"
 }
 
-# --- clang-format with the kernel's .clang-format on the tools -------------
+# --- clang-format with the kernel's .clang-format on tools/ and tools/lib/ ---
 
 lint_format() {
 	local files=() f out n
@@ -182,7 +182,7 @@ lint_format() {
 	if ! cmp -s "$KSRC/.clang-format" tools/.clang-format; then
 		problem "tools/.clang-format:1: differs from the kernel's (linux-source-6.1/.clang-format): cp $KSRC/.clang-format tools/"
 	fi
-	for f in tools/*.[ch]; do
+	for f in tools/*.[ch] tools/lib/*.[ch]; do
 		[[ -f $f ]] && files+=("$f")
 	done
 	((${#files[@]})) || { echo "no files in tools/"; return; }

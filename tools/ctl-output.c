@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lib/strout.h"
 #include "rcvfixctl.h"
 
 const char *ns_label(const struct netns *ns, char *buf, size_t len)

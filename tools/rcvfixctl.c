@@ -29,29 +29,6 @@ static enum {
 } opt_format;
 static const char *opt_output; /* --output FILE, or NULL for stdout */
 
-static void die_oom(void)
-{
-	fprintf(stderr, "%s: out of memory\n", prog);
-	exit(EXIT_OTHER);
-}
-
-void *xrealloc(void *p, size_t n)
-{
-	p = realloc(p, n ? n : 1);
-	if (!p)
-		die_oom();
-	return p;
-}
-
-char *xstrdup(const char *s)
-{
-	char *d = strdup(s);
-
-	if (!d)
-		die_oom();
-	return d;
-}
-
 static void usage(FILE *f)
 {
 	fprintf(f,

@@ -13,7 +13,6 @@
 #include <sys/types.h>
 
 #include "../module/status_keys.h"
-#include "common.h"
 
 /* Exit codes, documented in --help. */
 enum {
@@ -24,6 +23,9 @@ enum {
 	EXIT_NO_NETNS = 4,
 	EXIT_OTHER = 5,
 };
+
+#define UTIL_OOM_EXIT EXIT_OTHER /* xrealloc(), xstrdup() */
+#include "lib/util.h"
 
 extern const char *const proc_status; /* /proc/self/net/rcvfix */
 extern const char *const proc_enable; /* /proc/sys/net/rcvfix/enable */
@@ -64,10 +66,6 @@ struct module_state {
 	bool loaded;
 	char state[32]; /* from /proc/modules: Live, Loading, Unloading */
 };
-
-/* rcvfixctl.c */
-void *xrealloc(void *p, size_t n);
-char *xstrdup(const char *s);
 
 /* ctl-netns.c: namespace discovery, and running code inside one */
 extern int self_ns_fd;

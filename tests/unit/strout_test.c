@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Host unit test of the tools' one string writer for JSON and CSV
- * (tools/common.h): what rcvfixctl --json and rcvfix-bench --json/--csv
+ * (tools/lib/strout.h): what rcvfixctl --json and rcvfix-bench --json/--csv
  * print for strings with quotes, backslashes, commas and control
  * characters. Prints TAP.
  */
@@ -9,9 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common.h"
-
-const char *prog = "strout_test";
+#include "strout.h"
 
 static const struct {
 	const char *in, *json, *csv;
