@@ -26,8 +26,7 @@
 
 enum { EXIT_OK = 0, EXIT_USAGE = 1, EXIT_FAIL = 2 };
 
-#define RCVFIX_OWN_EXIT_CODES
-#include "common.h" /* tests/progs: die(), parse_long() */
+#include "util.h" /* tools/lib: die(), parse_long() */
 
 #define MAX_THREADS 64
 #define LINE 64
@@ -107,6 +106,8 @@ static int cmp(const void *a, const void *b)
 
 	return (x > y) - (x < y);
 }
+
+const char *prog = "bench-counters";
 
 int main(int argc, char **argv)
 {

@@ -30,12 +30,11 @@
 #ifndef SO_MEMINFO
 #define SO_MEMINFO 55 /* since Linux 4.12 */
 #endif
-#define BUF_LOCK_RCV 2 /* SOCK_RCVBUF_LOCK as SO_BUF_LOCK reports it */
 
 enum { EXIT_OK = 0, EXIT_USAGE = 1, EXIT_FAIL = 2, EXIT_TIMEOUT = 3 };
 
-#define RCVFIX_OWN_EXIT_CODES
-#include "common.h" /* tests/progs: msg(), now_s() */
+#include "sock.h" /* tools/lib: BUF_LOCK_RCV */
+#include "util.h" /* tools/lib: msg(), now_s(), num_parse() */
 
 static const int io_size = 128 * 1024; /* bytes per read() or write() */
 static const long page_size = 4096; /* unit of sockstat's "mem" */
@@ -86,26 +85,21 @@ static const char usage[] =
 static double parse_double(const char *what, const char *s, double lo,
 			   double hi)
 {
-	char *end;
 	double v;
 
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || *end || !(v >= lo && v <= hi)) {
-		msg("%s: '%s' is not a number from %g to %g", what, s, lo, hi);
-		exit(EXIT_USAGE);
-	}
+	if (num_parse_double(s, lo, hi, &v))
+		die(EXIT_USAGE, "%s: '%s' is not a number from %g to %g", what,
+		    s, lo, hi);
 	return v;
 }
 
 static int parse_int(const char *what, const char *s, int lo, int hi)
 {
-	double v = parse_double(what, s, lo, hi);
+	long long v;
 
-	if (v != (int)v) {
-		msg("%s: '%s' is not a whole number", what, s);
-		exit(EXIT_USAGE);
-	}
+	if (num_parse(s, 10, 0, lo, hi, &v))
+		die(EXIT_USAGE, "%s: '%s' is not a whole number from %d to %d",
+		    what, s, lo, hi);
 	return (int)v;
 }
 
@@ -474,7 +468,7 @@ static int run_client(void)
 		}
 	}
 	fprintf(stderr, "%s: sent %.1f MB on %d connections in %.2f s\n",
-		prog_name, sent / 1048576.0, connected, now_s() - t0);
+		prog, sent / 1048576.0, connected, now_s() - t0);
 out:
 	for (i = 0; i < connected; i++)
 		close(fds[i]);
@@ -483,6 +477,8 @@ out:
 	free(buf);
 	return ret;
 }
+
+const char *prog = "bench-manyconn";
 
 int main(int argc, char **argv)
 {
@@ -501,7 +497,6 @@ int main(int argc, char **argv)
 	};
 	int c;
 
-	prog_name = "bench-manyconn";
 	while ((c = getopt_long(argc, argv, "sc:p:n:t:T:i:h", longopts,
 				NULL)) != -1) {
 		switch (c) {
@@ -538,7 +533,7 @@ int main(int argc, char **argv)
 			fputs(usage, stdout);
 			return EXIT_OK;
 		default:
-			fprintf(stderr, "Try '%s --help'.\n", prog_name);
+			fprintf(stderr, "Try '%s --help'.\n", prog);
 			return EXIT_USAGE;
 		}
 	}

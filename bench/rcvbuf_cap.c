@@ -26,8 +26,8 @@
 /* EXIT_KILLED (124) is what run_in_cgroup() returns for a killed COMMAND. */
 enum { EXIT_OK = 0, EXIT_USAGE = 1, EXIT_SETUP = 2, EXIT_KILLED = 124 };
 
-#define RCVFIX_OWN_EXIT_CODES
-#include "common.h" /* tests/progs: die(), parse_long(), run_in_cgroup() */
+#include "cgroup.h" /* tools/lib: run_in_cgroup() */
+#include "util.h" /* tools/lib: die(), parse_long() */
 
 static const char usage[] =
 	"Usage: bench-rcvbuf-cap [OPTIONS] -- COMMAND [ARG...]\n"
@@ -77,6 +77,8 @@ static int libbpf_quiet(enum libbpf_print_level level, const char *fmt,
 	return vfprintf(stderr, fmt, ap);
 }
 
+const char *prog = "bench-rcvbuf-cap";
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -94,7 +96,6 @@ int main(int argc, char **argv)
 	int min = -1, timeout = 600, cgfd, c, ret;
 	bool quiet = false;
 
-	prog_name = "bench-rcvbuf-cap";
 	while ((c = getopt_long(argc, argv, "+g:m:p:T:qh", longopts, NULL)) !=
 	       -1) {
 		switch (c) {
@@ -119,7 +120,7 @@ int main(int argc, char **argv)
 			fputs(usage, stdout);
 			return EXIT_OK;
 		default:
-			fprintf(stderr, "Try '%s --help'.\n", prog_name);
+			fprintf(stderr, "Try '%s --help'.\n", prog);
 			return EXIT_USAGE;
 		}
 	}
@@ -164,7 +165,7 @@ int main(int argc, char **argv)
 			fprintf(stderr,
 				"%s: attached to %s, SO_RCVBUF >= %d "
 				"swallowed; pinned at %s (rm it to detach)\n",
-				prog_name, cgroup, min, pin);
+				prog, cgroup, min, pin);
 		return EXIT_OK;
 	}
 	ret = run_in_cgroup(cgroup, argv + optind, timeout, EXIT_SETUP);
@@ -173,7 +174,7 @@ int main(int argc, char **argv)
 		fprintf(stderr,
 			"%s: SO_RCVBUF >= %d: %llu swallowed, %llu "
 			"passed on\n",
-			prog_name, min,
+			prog, min,
 			(unsigned long long)skel->bss->n_swallowed,
 			(unsigned long long)skel->bss->n_passed);
 	rcvbuf_cap__destroy(skel);

@@ -18,12 +18,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#define BUF_LOCK_RCV 2 /* SOCK_RCVBUF_LOCK as SO_BUF_LOCK reports it */
-
 enum { EXIT_OK = 0, EXIT_USAGE = 1, EXIT_FAIL = 2 };
 
-#define RCVFIX_OWN_EXIT_CODES
-#include "common.h" /* tests/progs: die(), parse_long() */
+#include "sock.h" /* tools/lib: SO_BUF_LOCK */
+#include "util.h" /* tools/lib: die(), parse_long() */
 
 #define MAX_SPECS 16
 #define WARMUP_CALLS 1000
@@ -182,6 +180,8 @@ static void show(int val, bool csv)
 		exit(EXIT_FAIL);
 }
 
+const char *prog = "bench-sockcost";
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -197,7 +197,6 @@ int main(int argc, char **argv)
 	int rounds = 5, n = 0, c, i;
 	bool csv = false, do_show = false;
 
-	prog_name = "bench-sockcost";
 	while ((c = getopt_long(argc, argv, "n:r:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'n':
@@ -220,7 +219,7 @@ int main(int argc, char **argv)
 			fputs(usage, stdout);
 			return EXIT_OK;
 		default:
-			fprintf(stderr, "Try '%s --help'.\n", prog_name);
+			fprintf(stderr, "Try '%s --help'.\n", prog);
 			return EXIT_USAGE;
 		}
 	}

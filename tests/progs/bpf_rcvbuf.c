@@ -4,6 +4,7 @@
  * run a command inside that cgroup, then print what bpf_setsockopt(SO_RCVBUF)
  * returned at each hook. Drives the BPF-path test (tests/guest/30-bpf.t).
  */
+#include "cgroup.h"
 #include "common.h"
 
 #include <fcntl.h>
@@ -40,6 +41,8 @@ static int libbpf_quiet(enum libbpf_print_level level, const char *fmt,
 	return vfprintf(stderr, fmt, ap);
 }
 
+const char *prog = "bpf_rcvbuf";
+
 int main(int argc, char **argv)
 {
 	struct rcvfix_sockops_cfg cfg = { 0 };
@@ -48,7 +51,6 @@ int main(int argc, char **argv)
 	int timeout = 30, cgfd, c, ret;
 	__u32 key = 0, h;
 
-	prog_name = "bpf_rcvbuf";
 	while ((c = getopt(argc, argv, "+g:c:P:A:p:T:h")) != -1) {
 		switch (c) {
 		case 'g': cgroup = optarg; break;

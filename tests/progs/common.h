@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Small helpers shared by the rcvfix test programs (tests/progs, and
- * tests/stress through stress.h) and the bench programs (bench/): messages
- * and errors, errno names, number parsing, the clock, running a command in
- * a cgroup, and for the test programs their exit codes, a whole-run
- * watchdog, capabilities and TCP setup. Header-only so that every program
- * stays a single translation unit.
+ * Small helpers of the rcvfix test programs (tests/progs, and tests/stress
+ * through stress.h), on top of the shared tools/lib/util.h (name and
+ * messages, number parsing, the clock): errno names, buffer locks before
+ * SO_BUF_LOCK, the tests' exit codes, a whole-run watchdog, capabilities
+ * and TCP setup. Header-only so that every program stays one translation
+ * unit.
  */
 #ifndef RCVFIX_TEST_COMMON_H
 #define RCVFIX_TEST_COMMON_H
@@ -20,52 +20,15 @@
 #include <linux/capability.h>
 #include <netinet/in.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
-#ifndef SO_BUF_LOCK
-#define SO_BUF_LOCK 72		/* since Linux 5.15 */
-#endif
-
-/* The name messages start with: each program sets it first thing. */
-static const char *prog_name __attribute__((unused)) = "rcvfix-test";
-
-/* "prog_name: MESSAGE" and a newline on stderr. */
-static inline void __attribute__((format(printf, 1, 0)))
-vmsg(const char *fmt, va_list ap)
-{
-	fprintf(stderr, "%s: ", prog_name);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-}
-
-static inline void __attribute__((format(printf, 1, 2)))
-msg(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vmsg(fmt, ap);
-	va_end(ap);
-}
-
-static inline void __attribute__((noreturn, format(printf, 2, 3)))
-die(int code, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vmsg(fmt, ap);
-	va_end(ap);
-	exit(code);
-}
+#include "sock.h"
+#include "util.h"
 
 /* "EPERM" for EPERM, "0" for 0: stable tokens for test scripts. */
 static inline const char *errno_name(int e)
@@ -76,104 +39,6 @@ static inline const char *errno_name(int e)
 		return "0";
 	n = strerrorname_np(e);
 	return n ? n : "E?";
-}
-
-/*
- * The whole of @s as a decimal (or 0x hex) signed 64-bit number into @v:
- * false if @s is empty, has trailing characters or is out of range. The
- * parse_*() helpers below die with their own messages on false.
- */
-static inline int to_ll(const char *s, long long *v)
-{
-	char *end;
-
-	errno = 0;
-	*v = strtoll(s, &end, 0);
-	return !errno && end != s && !*end;
-}
-
-/* A number from @lo to @hi (decimal or 0x hex), or die with status @code. */
-static inline long parse_long(const char *what, const char *s, long lo,
-			      long hi, int code)
-{
-	long long v;
-
-	if (!to_ll(s, &v) || v < lo || v > hi)
-		die(code, "%s: '%s' is not a number from %ld to %ld",
-		    what, s, lo, hi);
-	return (long)v;
-}
-
-/* CLOCK_MONOTONIC in seconds. */
-static inline double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static volatile sig_atomic_t run_timed_out __attribute__((unused));
-
-static inline void run_on_alarm(int sig)
-{
-	(void)sig;
-	run_timed_out = 1;
-}
-
-/*
- * Run @argv in its own process group inside the cgroup v2 folder @cgroup
- * and wait for it; after @timeout seconds kill the group. Returns the
- * command's exit status (128 + N for signal N), 124 (as timeout(1)) if it
- * was killed at the timeout. Dies with @setup_code if it cannot start it.
- */
-static inline int run_in_cgroup(const char *cgroup, char **argv, int timeout,
-				int setup_code)
-{
-	int status;
-	pid_t pid;
-
-	fflush(stdout);
-	pid = fork();
-	if (pid < 0)
-		die(setup_code, "fork: %s", strerror(errno));
-	if (pid == 0) {
-		char path[PATH_MAX], buf[32];
-		int fd, n;
-
-		setpgid(0, 0);
-		snprintf(path, sizeof(path), "%s/cgroup.procs", cgroup);
-		n = snprintf(buf, sizeof(buf), "%d\n", (int)getpid());
-		fd = open(path, O_WRONLY | O_CLOEXEC);
-		if (fd < 0 || write(fd, buf, n) != n)
-			die(setup_code, "cannot join %s: %s", path,
-			    strerror(errno));
-		close(fd);
-		execvp(argv[0], argv);
-		die(127, "cannot run %s: %s", argv[0], strerror(errno));
-	}
-	/* No SA_RESTART (signal() sets it): the alarm must end waitpid(). */
-	sigaction(SIGALRM,
-		  &(struct sigaction){ .sa_handler = run_on_alarm }, NULL);
-	alarm(timeout);
-	while (waitpid(pid, &status, 0) < 0) {
-		if (errno != EINTR)
-			die(setup_code, "waitpid: %s", strerror(errno));
-		if (run_timed_out) {
-			fprintf(stderr,
-				"%s: %s still running after %d s, killing it\n",
-				prog_name, argv[0], timeout);
-			kill(-pid, SIGKILL);
-			run_timed_out = 0;
-			timeout = -1;
-		}
-	}
-	alarm(0);
-	if (timeout < 0)
-		return 124;
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status);
-	return 128 + WTERMSIG(status);
 }
 
 /* Served by tests/kmod/rcvfix_test_buflock.ko (lib.sh loads it if needed). */
@@ -224,13 +89,6 @@ static inline int sock_buf_lock(int fd)
 	return atoi(buf);
 }
 
-/*
- * The rest follows the test programs' conventions. bench/ programs keep
- * the exit codes their --help documents: they define RCVFIX_OWN_EXIT_CODES
- * before including this file to leave it out.
- */
-#ifndef RCVFIX_OWN_EXIT_CODES
-
 /* Exit codes: 0 ok, 1 the measured thing failed, 2 usage, 3 setup error. */
 enum { EXIT_USAGE = 2, EXIT_SETUP = 3, EXIT_TIMEOUT = 124 };
 
@@ -239,7 +97,7 @@ static inline long long parse_ll(const char *what, const char *s)
 {
 	long long v;
 
-	if (!to_ll(s, &v))
+	if (num_parse(s, 0, 0, LLONG_MIN, LLONG_MAX, &v))
 		die(EXIT_USAGE, "%s: not a number: '%s'", what, s);
 	return v;
 }
@@ -259,7 +117,7 @@ static inline int parse_int(const char *what, const char *s)
 	return (int)v;
 }
 
-/* What the watchdog prints after "prog_name: " (stress.h has its own). */
+/* What the watchdog prints after "prog: " (stress.h has its own). */
 #ifndef WATCHDOG_MSG
 #define WATCHDOG_MSG "timeout, giving up"
 #endif
@@ -269,7 +127,7 @@ static inline void on_alarm(int sig)
 	static const char text[] = ": " WATCHDOG_MSG "\n";
 
 	(void)sig;
-	if (write(2, prog_name, strlen(prog_name)) >= 0)
+	if (write(2, prog, strlen(prog)) >= 0)
 		(void)!write(2, text, sizeof(text) - 1);
 	_exit(EXIT_TIMEOUT);
 }
@@ -351,7 +209,5 @@ static inline void tcp_listen(int fd, const struct sockaddr_in *sa,
 		die(EXIT_SETUP, "bind/listen %s:%d: %s", addr, port,
 		    strerror(errno));
 }
-
-#endif /* RCVFIX_OWN_EXIT_CODES */
 
 #endif /* RCVFIX_TEST_COMMON_H */

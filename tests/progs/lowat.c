@@ -127,6 +127,8 @@ static void do_send(int fd, struct sockaddr_in *sa, long long total,
 	printf("sent=%lld seconds=%.3f\n", sent, now_s() - t0);
 }
 
+const char *prog = "lowat";
+
 int main(int argc, char **argv)
 {
 	const char *mode, *addr = NULL;
@@ -135,7 +137,6 @@ int main(int argc, char **argv)
 	long long total = -1;
 	struct sockaddr_in sa;
 
-	prog_name = "lowat";
 	mode = mode_arg(argc, argv, usage, "recv", "send");
 	while ((c = getopt(argc, argv, "a:p:l:n:c:g:T:")) != -1) {
 		switch (c) {

@@ -472,12 +472,13 @@ static void load_iter(void)
 		    strerror(errno));
 }
 
+const char *prog = "sockdiff";
+
 int main(int argc, char **argv)
 {
 	int port = 14000, timeout = 120, kernel = 1, mptcp = 1, c, i, s, o, v;
 	char spec[64];
 
-	prog_name = "sockdiff";
 	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
 		fputs(usage, stdout);
 		return 0;

@@ -172,12 +172,13 @@ static void run_ops(int argc, char **argv, int i)
 	close(fd);
 }
 
+const char *prog = "sockopt";
+
 int main(int argc, char **argv)
 {
 	long long runs = 1, r;
 	int i;
 
-	prog_name = "sockopt";
 	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
 		const char *a = argv[i];
 

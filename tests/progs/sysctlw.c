@@ -44,12 +44,13 @@ static int write_once(const char *path, const char *data, long long repeat)
 	return n == (ssize_t)len ? 0 : 1;
 }
 
+const char *prog = "sysctlw";
+
 int main(int argc, char **argv)
 {
 	long long repeat = 1;
 	int a = 1, ret = 0, r;
 
-	prog_name = "sysctlw";
 	for (; a < argc && argv[a][0] == '-' && argv[a][1] == '-'; a++) {
 		if (!strcmp(argv[a], "--help")) {
 			fputs(usage, stdout);

@@ -237,6 +237,8 @@ static void report(const char *side, int fd, struct buf_state at_start,
 	fflush(stdout);
 }
 
+const char *prog = "wscale";
+
 int main(int argc, char **argv)
 {
 	const char *mode, *addr = NULL;
@@ -249,7 +251,6 @@ int main(int argc, char **argv)
 	struct tcp_info ti;
 	int subflows;
 
-	prog_name = "wscale";
 	mode = mode_arg(argc, argv, usage, "server", "client");
 	while ((c = getopt(argc, argv, "a:p:r:s:T:mw:H:")) != -1) {
 		switch (c) {

@@ -391,11 +391,12 @@ static int sysctl_race(const char *path, int threads, int seconds)
 	return atomic_load(&n_failures) ? EXIT_FAILED : 0;
 }
 
+const char *prog = "stress-badinput";
+
 int main(int argc, char **argv)
 {
 	pthread_t th;
 
-	prog_name = "stress-badinput";
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc >= 2 && !strcmp(argv[1], "--help")) {
 		fputs(usage, stdout);

@@ -157,6 +157,8 @@ static void wait_count(atomic_int *v, int want)
 		sleep_ms(1);
 }
 
+const char *prog = "stress-loadrace";
+
 int main(int argc, char **argv)
 {
 	const char *ko = NULL;
@@ -164,7 +166,6 @@ int main(int argc, char **argv)
 	char mstate[16];
 	double t0;
 
-	prog_name = "stress-loadrace";
 	for (i = 1; i < argc; i++) {
 		const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 

@@ -233,6 +233,8 @@ static int keep_namespaces(long k)
 	return 0;
 }
 
+const char *prog = "stress-nschurn";
+
 int main(int argc, char **argv)
 {
 	const char *ko = NULL;
@@ -243,7 +245,6 @@ int main(int argc, char **argv)
 	char params[32], mstate[16];
 	long done;
 
-	prog_name = "stress-nschurn";
 	seed = (uint64_t)time(NULL);
 	atomic_store(&target, 100);
 	for (i = 1; i < argc; i++) {

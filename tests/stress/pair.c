@@ -108,6 +108,8 @@ static int sndbuf_size(int val, int min_sndbuf)
 	return v * 2 < min_sndbuf ? min_sndbuf : (int)(v * 2);
 }
 
+const char *prog = "stress-pair";
+
 int main(int argc, char **argv)
 {
 	static const struct {
@@ -126,7 +128,6 @@ int main(int argc, char **argv)
 	pthread_t b;
 	unsigned int k;
 
-	prog_name = "stress-pair";
 	for (a = 1; a < argc; a++) {
 		const char *o = argv[a], *v = a + 1 < argc ? argv[a + 1] : NULL;
 

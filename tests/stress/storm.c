@@ -1129,6 +1129,8 @@ static void ns_setup(struct ns_ctx *ns, const char *target)
 	netns_enter(init_ns_fd);
 }
 
+const char *prog = "stress-storm";
+
 int main(int argc, char **argv)
 {
 	const char *names[MAX_NS], *targets[MAX_NS] = { 0 };
@@ -1139,7 +1141,6 @@ int main(int argc, char **argv)
 	char mstate[16];
 	uint64_t r;
 
-	prog_name = "stress-storm";
 	seed = (uint64_t)time(NULL);
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;

@@ -68,7 +68,7 @@ static inline long long parse_num(const char *what, const char *s,
 {
 	long long v;
 
-	if (!to_ll(s, &v) || v < min || v > max)
+	if (num_parse(s, 0, 0, min, max, &v))
 		die(EXIT_USAGE, "%s: want a number in %lld..%lld, got '%s'",
 		    what, min, max, s);
 	return v;
