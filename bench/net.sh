@@ -1,20 +1,21 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # In-guest part of `make bench` on a normal guest (TCG, 2 vCPUs): the demo's
-# transfers repeated (demo/lib.sh), the cgroup/setsockopt BPF alternative on
-# case 2, what getsockopt(SO_RCVBUF) returns per setup, the receive memory
-# of many concurrent connections stock against fixed, and the armed probes.
+# transfers repeated (tools/lib/netpath.sh), the cgroup/setsockopt BPF
+# alternative on case 2, what getsockopt(SO_RCVBUF) returns per setup, the
+# receive memory of many concurrent connections stock against fixed, and
+# the armed probes.
 #
 # Prints tables with verdicts, "target: ..." lines, and every figure as an
 # "@R KEY VALUE" line for bench/report.sh. Environment: RCVFIX_KO,
 # RCVFIX_BIN, RCVFIX_REPO (harness); DEMO_SECONDS, DEMO_RUNS, DEMO_DELAY_MS
-# (demo/lib.sh); BENCH_CONNS concurrent connections of the memory test
-# (200); BENCH_IPERF=0 skips iperf3. Exit status: 0 measured (whatever the
-# verdicts), 2 setup or a measurement failed.
+# (tools/lib/netpath.sh); BENCH_CONNS concurrent connections of the memory
+# test (200); BENCH_IPERF=0 skips iperf3. Exit status: 0 measured (whatever
+# the verdicts), 2 setup or a measurement failed.
 set -euo pipefail
 LIB_NAME=bench
-# shellcheck source-path=SCRIPTDIR source=../demo/lib.sh
-source "$(dirname "${BASH_SOURCE[0]}")/../demo/lib.sh"
+# shellcheck source-path=SCRIPTDIR source=../tools/lib/netpath.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../tools/lib/netpath.sh"
 
 conns=${BENCH_CONNS:-200}
 cap=$bin/bench-rcvbuf-cap

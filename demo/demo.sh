@@ -3,7 +3,8 @@
 # In-guest part of `make demo` (mk/demo.mk): reproduces the original reports
 # over a veth pair with netem delay, stock (module loaded, disabled) against
 # fixed (enabled), measured by rcvfix-bench and again by iperf3, and prints
-# tables with a verdict per row computed from the numbers (demo/lib.sh).
+# tables with a verdict per row computed from the numbers
+# (tools/lib/netpath.sh, shared with bench/net.sh).
 #
 # Environment: RCVFIX_KO, RCVFIX_BIN (set by the harness); DEMO_SECONDS per
 # transfer (5); DEMO_RUNS rounds of the SO_RCVBUF cases, reported as median
@@ -12,8 +13,8 @@
 # a measurement failed.
 set -euo pipefail
 LIB_NAME=demo
-# shellcheck source-path=SCRIPTDIR source=lib.sh
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+# shellcheck source-path=SCRIPTDIR source=../tools/lib/netpath.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../tools/lib/netpath.sh"
 trap cleanup EXIT
 
 setup

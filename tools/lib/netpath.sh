@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
-# In-guest library of `make demo` (demo/demo.sh) and `make bench`
-# (bench/net.sh): the path of the original reports (two namespaces, veth,
-# netem delay), one transfer by rcvfix-bench or iperf3 into R[ROW.FIELD],
-# medians over rounds, table rows with a verdict computed from the numbers.
+# In-guest shell library shared by `make demo` (demo/demo.sh) and `make
+# bench` (bench/net.sh): the path of the original reports (two namespaces,
+# veth, netem delay), one transfer by rcvfix-bench or iperf3 into
+# R[ROW.FIELD], medians over rounds, table rows with a verdict computed
+# from the numbers.
 #
 # Source it after setting LIB_NAME (the message prefix). Environment:
 # RCVFIX_KO, RCVFIX_BIN (set by the harness); DEMO_SECONDS per transfer (5);
