@@ -23,6 +23,12 @@ failed=()
 problem() { echo "$*"; n_problems=$((n_problems + 1)); }
 
 # --- version: module/version.h is the one source of truth ----------------
+# The tools and the packages' file names take it from there at build time;
+# the copies that must stay literal are checked here: dkms.conf (dh_dkms
+# and tests/harness/chroot-kernel.sh read PACKAGE_VERSION as text, not by
+# running the file), debian/changelog (dpkg's own format) and the package
+# names in the README.
+# deploy/kubernetes is checked by tests/unit/k8s_manifests_test.py.
 
 lint_version() {
 	local v line val f
@@ -41,6 +47,13 @@ lint_version() {
 	val=${val%-*}
 	[[ $val == "$v" ]] ||
 		problem "debian/changelog:1: version \"$val\", module/version.h says \"$v\" (add a changelog entry)"
+
+	# The package names the README tells users to install.
+	while IFS=: read -r line val; do
+		[[ $val == "$v" ]] ||
+			problem "README.md:$line: rcvfix-*_${val}_*.deb, module/version.h says \"$v\""
+	done < <(grep -noE 'rcvfix-(dkms|tools)_[^_]+_' README.md |
+		sed -E 's/^([0-9]+):rcvfix-[a-z]+_([^_]+)_$/\1:\2/')
 
 	# The tools' fallback version, if they keep one.
 	f=tools/Makefile
