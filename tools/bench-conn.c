@@ -122,9 +122,7 @@ static int open_listener(void)
 		if (a->ai_family == AF_INET6)
 			setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero,
 				   sizeof(zero));
-		if (cfg.rcvbuf_on == ON_LISTENER && cfg.rcvbuf > 0 &&
-		    set_int(fd, SOL_SOCKET, SO_RCVBUF, cfg.rcvbuf,
-			    "SO_RCVBUF")) {
+		if (apply_rcvbuf(fd, ON_LISTENER)) {
 			close(fd);
 			freeaddrinfo(ai);
 			return -1;
@@ -207,9 +205,7 @@ static int connect_client(void)
 				err = errno;
 				continue;
 			}
-			if (cfg.rcvbuf_on == ON_CLIENT && cfg.rcvbuf > 0 &&
-			    set_int(fd, SOL_SOCKET, SO_RCVBUF, cfg.rcvbuf,
-				    "SO_RCVBUF")) {
+			if (apply_rcvbuf(fd, ON_CLIENT)) {
 				close(fd);
 				freeaddrinfo(ai);
 				return -1;

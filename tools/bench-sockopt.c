@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * rcvfix-bench's socket options: read or set an int option (a failed set
- * is reported), the send/receive timeouts from --timeout, blocking mode.
+ * is reported), the send/receive timeouts from --timeout, blocking mode,
+ * --rcvbuf where it applies.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -53,4 +54,12 @@ int set_blocking(int fd, bool blocking)
 		return -1;
 	fl = blocking ? fl & ~O_NONBLOCK : fl | O_NONBLOCK;
 	return fcntl(fd, F_SETFL, fl);
+}
+
+/* --rcvbuf on @fd if @here is where it applies: 0, or -1 if that failed. */
+int apply_rcvbuf(int fd, enum where here)
+{
+	if (cfg.rcvbuf_on != here || cfg.rcvbuf <= 0)
+		return 0;
+	return set_int(fd, SOL_SOCKET, SO_RCVBUF, cfg.rcvbuf, "SO_RCVBUF");
 }

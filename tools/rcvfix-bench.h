@@ -117,6 +117,7 @@ int get_int(int fd, int level, int opt);
 int set_int(int fd, int level, int opt, long long v, const char *name);
 void set_timeouts(int fd);
 int set_blocking(int fd, bool blocking);
+int apply_rcvbuf(int fd, enum where here);
 
 /* bench-xfer.c: one end's transfer, h the client's hello */
 int run_receiver(int fd, const int64_t *h, int64_t *rx);
