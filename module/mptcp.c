@@ -36,17 +36,26 @@
  *    tcp_rmem[2]. A buffer at or above tcp_rmem[2] runs the kernel's sync
  *    (subflows get the buffer as on stock, where nothing else would give
  *    it to them); a smaller one leaves the subflows alone, for autotuning
- *    to raise them past it.
+ *    to raise them past it. The sync copies the buffer but, before 7.1,
+ *    not the window clamp, and 6.1 raises a subflow's clamp only when
+ *    autotuning grows the msk past its sk_rcvbuf, which it never does
+ *    here: the subflows would keep the clamp of their setup (64 KB at
+ *    Debian's tcp_rmem) for the connection's life, as on stock. So the
+ *    next data a subflow so synced receives (mptcp_data_ready(), which
+ *    has both sockets at hand: the msk's subflow list is private to
+ *    net/mptcp) raises its clamp to its new buffer's window, as for an
+ *    established TCP socket (rcvfix_tcp_clamp_follow()).
  *
  * A locked msk (every outcome of the rule that locks, and stock) runs the
  * kernel's own code everywhere; so does every other option.
  *
- * The three functions are static but kept out of line (the latter two are
- * only called through the subflow's inet_connection_sock_af_ops), and
- * ftrace can hook them, on Debian's 6.1.0-57, 6.12.117+deb12 and
- * 7.3.4+deb13 kernels (seen in /proc/kallsyms and
- * available_filter_functions). Where one is missing, rcvfix loads without
- * it and says so: subflows then keep the kernel's behaviour there.
+ * The first three functions are static but kept out of line (the latter
+ * two are only called through the subflow's inet_connection_sock_af_ops),
+ * mptcp_data_ready() is called from another file (subflow.c), and ftrace
+ * can hook them, on Debian's 6.1.0-57, 6.12.117+deb12 and 7.3.4+deb13
+ * kernels (seen in /proc/kallsyms and available_filter_functions). Where
+ * one is missing, rcvfix loads without it and says so: subflows then keep
+ * the kernel's behaviour there.
  */
 #include <net/sock.h>
 #include <net/tcp_states.h>
@@ -54,6 +63,7 @@
 #include "hook.h"
 #include "mptcp.h"
 #include "netns.h"
+#include "rcvbuf.h"
 
 /* The msk stays unlocked: no subflow is touched (see above). */
 static void rcvfix_mptcp_sync_intval(struct sock *msk, int optname, int val)
@@ -141,4 +151,28 @@ void notrace rcvfix_mptcp_entry_syn_recv_sock(unsigned long ip,
 					      struct ftrace_regs *fregs)
 {
 	rcvfix_mptcp_subflow_follow((struct sock *)rcvfix_fregs_arg(fregs, 0));
+}
+
+/*
+ * mptcp_data_ready(msk, ssk): data has arrived on subflow @ssk, which is
+ * locked by its receive path. A subflow locked by the kernel's sync at the
+ * buffer of an msk that rcvfix left unlocked (see the top: only an
+ * established msk at or above tcp_rmem[2] runs that sync; a locked msk,
+ * stock or a disabled namespace never gets here) takes the window clamp of
+ * that buffer. Every other subflow costs two compares: most have no lock.
+ */
+void notrace rcvfix_mptcp_entry_data_ready(unsigned long ip,
+					   unsigned long parent_ip,
+					   struct ftrace_ops *ops,
+					   struct ftrace_regs *fregs)
+{
+	struct sock *msk = (struct sock *)rcvfix_fregs_arg(fregs, 0);
+	struct sock *ssk = (struct sock *)rcvfix_fregs_arg(fregs, 1);
+
+	/* plain reads: bitfields on 6.1, set under locks not held here */
+	if (likely(!(ssk->sk_userlocks & SOCK_RCVBUF_LOCK)) ||
+	    (msk->sk_userlocks & SOCK_RCVBUF_LOCK) ||
+	    !rcvfix_net_enabled(sock_net(msk)))
+		return;
+	rcvfix_tcp_clamp_follow(ssk);
 }

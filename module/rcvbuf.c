@@ -62,15 +62,16 @@ static void rcvfix_proto_set_rcvbuf(struct sock *sk, struct socket *sock)
 /*
  * What autotuning does when it grows a TCP buffer (tcp_rcv_space_adjust():
  * "make the window clamp follow along"), for a buffer whose lock rcvfix
- * avoided on an established TCP socket: raise the window clamp to the new
- * buffer's window, never lower it. Without this a buffer set at or above
- * tcp_rmem[2] after the handshake kept the clamp of connection setup for
- * good, as autotuning never exceeds such a buffer (6.1; 6.12 raises it when
- * the scaling ratio changes). Before and during the handshake the clamp is
- * left alone: it caps the window scale chosen at connect time. The socket
- * is locked by the caller.
+ * avoided on an established TCP socket (or on the MPTCP socket an
+ * established subflow belongs to: mptcp.c): raise the window clamp to the
+ * new buffer's window, never lower it. Without this a buffer set at or
+ * above tcp_rmem[2] after the handshake kept the clamp of connection setup
+ * for good, as autotuning never exceeds such a buffer (6.1; 6.12 raises it
+ * when the scaling ratio changes). Before and during the handshake the
+ * clamp is left alone: it caps the window scale chosen at connect time.
+ * The socket is locked by the caller (or bh-locked on its receive path).
  */
-static void rcvfix_tcp_clamp_follow(struct sock *sk)
+void rcvfix_tcp_clamp_follow(struct sock *sk)
 {
 	struct tcp_sock *tp;
 	int win;

@@ -13,6 +13,7 @@
 #include "netns.h"
 
 void rcvfix_set_rcvbuf(struct sock *sk, int val, enum rcvfix_path path);
+void rcvfix_tcp_clamp_follow(struct sock *sk);
 void rcvfix_entry_sk_setsockopt(unsigned long ip, unsigned long parent_ip,
 				struct ftrace_ops *ops,
 				struct ftrace_regs *fregs);

@@ -41,6 +41,9 @@ static struct rcvfix_hook rcvfix_candidate_hooks[] = {
 	{ .name = RCVFIX_MPTCP_ACCEPT,
 	  .entry = rcvfix_mptcp_entry_syn_recv_sock,
 	  .optional = true, .observe = true },
+	{ .name = RCVFIX_MPTCP_DATA_READY,
+	  .entry = rcvfix_mptcp_entry_data_ready,
+	  .optional = true, .observe = true },
 };
 
 /* The resolved ones, set once at load before any namespace can arm them. */

@@ -195,8 +195,9 @@ if grep -qE ' [tT] sk_setsockopt$' /proc/kallsyms; then
 else
 	want_targets+="sock_setsockopt,sock_set_rcvbuf,bpf_sock_ops_setsockopt,bpf_sock_addr_setsockopt"
 fi
-# The two places a subflow takes its socket's buffer.
-for f in subflow_finish_connect subflow_syn_recv_sock; do
+# The two places a subflow takes its socket's buffer, and where a synced
+# subflow of an established socket takes its window clamp.
+for f in subflow_finish_connect subflow_syn_recv_sock mptcp_data_ready; do
 	! grep -qx "$f" <<< "$traceable" || want_targets+=",$f"
 done
 echo "# strategy on $(uname -r): $(rcvfix_status strategy) ($(rcvfix_status targets))"

@@ -107,30 +107,17 @@ for sysctls in raised default; do
 		stock=$(ceiling "stock-$sysctls" "$name")
 		fixed=$(ceiling "fixed-$sysctls" "$name")
 		best=$((none > stock ? none : stock))
-		# Known gap (docs/design.md "Throughput over a connection's life"): an
-		# established MPTCP socket's subflows cannot be reached from
-		# the module; held to stock, and the distance to not asking is
-		# reported.
-		gap=0 bound=$best
-		[[ $name == mptcp.est || $name == mptcp.acc ]] && gap=1 bound=$stock
 		# A buffer that autotuning grows reaches its ceiling at a pace
 		# the emulated CPU sets: a low figure is measured once more.
-		if ((fixed * 2 < bound)); then
+		if ((fixed * 2 < best)); then
 			echo "# $name, rmem_max $sysctls: window ceiling $fixed, measured again"
 			echo "${RMAX[$sysctls]}" > /proc/sys/net/core/rmem_max
 			xfer "fixed-$sysctls-again" "$name" "$dir" "$sa" "$ca" || continue
 			again=$(ceiling "fixed-$sysctls-again" "$name")
 			((again > fixed)) && fixed=$again
 		fi
-		if ((gap)); then
-			((fixed * 2 >= best)) ||
-				echo "# known gap: $name, rmem_max $sysctls: window ceiling $fixed, no SO_RCVBUF $none"
-			check "$name, rmem_max $sysctls: window ceiling $fixed at least half of stock's $stock" \
-				test "$((fixed * 2))" -ge "$stock"
-		else
-			check "$name, rmem_max $sysctls: window ceiling $fixed at least half of max(no SO_RCVBUF $none, stock $stock)" \
-				test "$((fixed * 2))" -ge "$best"
-		fi
+		check "$name, rmem_max $sysctls: window ceiling $fixed at least half of max(no SO_RCVBUF $none, stock $stock)" \
+			test "$((fixed * 2))" -ge "$best"
 	done
 done
 check_eq "rcvfix enabled: unlocked (accepted, raised)" 0 \
