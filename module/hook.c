@@ -18,6 +18,8 @@
 #include <linux/rcupdate.h>
 #include <linux/rcupdate_wait.h>
 #include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/string.h>
 
 #include "hook.h"
 
@@ -25,6 +27,20 @@ atomic_t rcvfix_hook_inflight = ATOMIC_INIT(0);
 
 /* How often a long quiesce wait says what it is waiting for. */
 static const unsigned int rcvfix_quiesce_log_s = 10;	/* seconds */
+
+/*
+ * A fresh ops every time a filter is set on them, as the livepatch core
+ * allocates one: ftrace_free_filter() frees the filter hashes but leaves
+ * the pointers to them, which the next ftrace_set_filter*() on the same
+ * ops would copy from and free a second time. Before 6.0 the emptied
+ * hashes stay and are used again (compat.h): zeroing the ops there would
+ * leak them.
+ */
+static void rcvfix_hook_ops_fresh(struct rcvfix_hook *hook)
+{
+	if (!RCVFIX_FTRACE_OPS_REUSE)
+		hook->ops = (struct ftrace_ops){};
+}
 
 /*
  * Can ftrace attach to @hook->addr? Setting the filter of the hook's own
@@ -35,11 +51,42 @@ static int rcvfix_hook_probe_traceable(struct rcvfix_hook *hook)
 {
 	int ret;
 
+	rcvfix_hook_ops_fresh(hook);
 	ret = ftrace_set_filter_ip(&hook->ops, hook->addr, 0, 0);
 	if (ret)
 		return ret;
 	rcvfix_ftrace_free_filter(&hook->ops);
 	return 0;
+}
+
+/*
+ * Is there another function named NAME.SUFFIX that ftrace can trace: a
+ * copy the compiler made of @hook's function for some of its callers
+ * (NAME.isra.N, NAME.constprop.N), the out-of-line rest of a partly
+ * inlined one (NAME.part.N) or an LTO-local one (NAME.llvm.N)? Its callers
+ * would pass no hook, and the rule would not hold there. ftrace matches
+ * the glob against every function it can trace, in the kernel and in
+ * modules, and answers -EINVAL when none matches. A .cold part is no entry
+ * point (not traceable): it belongs to the function it was split from.
+ * Returns 0 (no copy), -ENOTUNIQ (a copy) or ftrace's error.
+ */
+static int rcvfix_hook_find_copy(struct rcvfix_hook *hook)
+{
+	char *glob = kasprintf(GFP_KERNEL, "%s.*", hook->name);
+	int ret;
+
+	if (!glob)
+		return -ENOMEM;
+	rcvfix_hook_ops_fresh(hook);
+	ret = ftrace_set_filter(&hook->ops, (unsigned char *)glob,
+				strlen(glob), 1);
+	kfree(glob);
+	if (ret == -EINVAL)
+		return 0;
+	if (ret)
+		return ret;
+	rcvfix_ftrace_free_filter(&hook->ops);
+	return -ENOTUNIQ;
 }
 
 /**
@@ -53,7 +100,9 @@ static int rcvfix_hook_probe_traceable(struct rcvfix_hook *hook)
  * never armed (not even briefly on a per-packet function such as
  * tcp_data_ready()), and dropped at once. Returns -EINVAL for a function
  * that exists but that ftrace cannot attach to (notrace, no fentry site),
- * so that it is found at load, not at the first enable.
+ * and -ENOTUNIQ where the function has a traceable copy that some callers
+ * would reach instead (rcvfix_hook_find_copy()), so that both are found
+ * at load, not at the first enable.
  */
 int rcvfix_hook_resolve(struct rcvfix_hook *hook)
 {
@@ -68,7 +117,9 @@ int rcvfix_hook_resolve(struct rcvfix_hook *hook)
 		return ret;
 	hook->addr = (unsigned long)kp.addr;
 	unregister_kprobe(&kp);
-	return rcvfix_hook_probe_traceable(hook) ? -EINVAL : 0;
+	if (rcvfix_hook_probe_traceable(hook))
+		return -EINVAL;
+	return rcvfix_hook_find_copy(hook);
 }
 
 /* Set when ftrace would not let go of a hook: see rcvfix_hook_quiesce(). */
@@ -103,16 +154,7 @@ static int rcvfix_hook_register(struct rcvfix_hook *hook, bool permanent)
 {
 	int ret;
 
-	/*
-	 * A fresh ops every time, as the livepatch core allocates one:
-	 * ftrace_free_filter() frees the filter hashes but leaves the
-	 * pointers to them, which the next ftrace_set_filter_ip() on the
-	 * same ops would copy from and free a second time. Before 6.0 the
-	 * emptied hashes stay and are used again (compat.h): zeroing the
-	 * ops there would leak them.
-	 */
-	if (!RCVFIX_FTRACE_OPS_REUSE)
-		hook->ops = (struct ftrace_ops){};
+	rcvfix_hook_ops_fresh(hook);
 	hook->ops.func = hook->entry;
 	hook->ops.flags = permanent ? FTRACE_OPS_FL_PERMANENT : 0;
 	/* An observing hook never moves the IP: it shares its function. */

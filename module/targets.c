@@ -19,7 +19,8 @@
 /*
  * The hooks that together see every path setting a receive buffer. They
  * are resolved at load (a missing one refuses the load, an optional one
- * is left to the kernel and not listed) and armed and disarmed all or
+ * is left to the kernel and not listed; one with a traceable copy of its
+ * function, such as NAME.constprop.0, refuses the load) and armed and disarmed all or
  * nothing by arm.c, only while some namespace has the fix enabled.
  */
 static struct rcvfix_hook rcvfix_candidate_hooks[] = {
@@ -63,6 +64,11 @@ int rcvfix_targets_init(void)
 	for (i = 0; i < ARRAY_SIZE(rcvfix_candidate_hooks); i++) {
 		hook = &rcvfix_candidate_hooks[i];
 		ret = rcvfix_hook_resolve(hook);
+		if (ret == -ENOTUNIQ) {
+			pr_err("cannot hook %s: the kernel has another copy of it (a traceable %s.*, as a compiler makes for some callers) whose callers would pass no hook\n",
+			       hook->name, hook->name);
+			return ret;
+		}
 		if ((ret == -ENOENT || ret == -EINVAL) && hook->optional) {
 			pr_info("%s: %s; left to the kernel\n", hook->name,
 				ret == -ENOENT ? "no such function in this kernel" :

@@ -6,6 +6,9 @@
 # module exporting a function of that name must change nothing: the strategy
 # stays "callers", the module's function is not redirected (it locks, as
 # its stock body does), and setsockopt still follows the rule.
+# A traceable copy of a hooked function (sock_set_rcvbuf.constprop.0, as a
+# compiler names one it made for some callers) is another matter: callers
+# reaching it would pass no hook, so rcvfix refuses to load and names it.
 source "$RCVFIX_REPO/tests/guest/lib.sh"
 need "$RCVFIX_BIN/sockopt"
 
@@ -45,5 +48,25 @@ echo 0 > /proc/sys/net/rcvfix/enable
 
 pp rcvfix_unload
 pp rmmod rcvfix_test_direct
+
+copy=$RCVFIX_KMOD/rcvfix_test_decoy.ko
+pp insmod "$copy"
+check "the kernel can trace the test module's sock_set_rcvbuf.constprop.0" \
+	grep -qE '^sock_set_rcvbuf\.constprop\.0 \[rcvfix_test_decoy\]' \
+	/sys/kernel/tracing/available_filter_functions
+dmesg_mark "copy"
+err=$(rcvfix_load 2>&1)
+st=$?
+check_eq "a traceable copy of sock_set_rcvbuf: the load is refused (ENOTUNIQ)" \
+	"1 Name not unique on network" "$st ${err##*: }"
+check "...and the log names the function and the copy" \
+	grep -q "rcvfix: cannot hook sock_set_rcvbuf: the kernel has another copy of it (a traceable sock_set_rcvbuf\.\*" \
+	<(dmesg_since_mark "copy")
+check "...and leaves nothing armed" \
+	bash -c "! grep -q '^rcvfix ' /proc/modules && ! grep -qs rcvfix /sys/kernel/tracing/enabled_functions"
+pp rmmod rcvfix_test_decoy
+pp rcvfix_load
+check "without the copy rcvfix loads again" grep -q '^rcvfix ' /proc/modules
+pp rcvfix_unload
 
 done_testing
