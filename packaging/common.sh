@@ -42,7 +42,7 @@ kver_unsupported() {
 	fi
 	re=$(dkms_conf_get BUILD_EXCLUSIVE_KERNEL)
 	if [[ -n $re && ! $kver =~ $re ]]; then
-		echo "kernel $kver is older than 5.10, the oldest rcvfix supports"
+		echo "kernel $kver is not one rcvfix supports: Linux 5.10, or 6.0 and newer (5.11-5.19 have code shapes no test boots)"
 		return 0
 	fi
 	conf=$kdir/.config
