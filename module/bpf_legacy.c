@@ -64,7 +64,13 @@ static u64 rcvfix_bpf_setsockopt(u64 ctx, u64 level, u64 optname, u64 optval,
 	return ret;
 }
 
-/* Redirects SOL_SOCKET/SO_RCVBUF on a socket of an enabled namespace. */
+/*
+ * Redirects SOL_SOCKET/SO_RCVBUF on a full socket of an enabled namespace.
+ * sock_ops programs also run on request sockets (TIMEOUT_INIT, RWND_INIT
+ * on a SYN), which are smaller than a struct sock: only their sock_common
+ * part (sk_state, sk_net) may be read, so sk_fullsock() comes first. Such a
+ * call runs the kernel's code, which refuses it with -EINVAL.
+ */
 void notrace rcvfix_entry_bpf_setsockopt(unsigned long ip,
 					 unsigned long parent_ip,
 					 struct ftrace_ops *ops,
@@ -74,6 +80,7 @@ void notrace rcvfix_entry_bpf_setsockopt(unsigned long ip,
 
 	if ((int)rcvfix_fregs_arg(fregs, 1) == SOL_SOCKET &&
 	    (int)rcvfix_fregs_arg(fregs, 2) == SO_RCVBUF &&
-	    rcvfix_sk_in_scope(sk) && rcvfix_net_enabled(sock_net(sk)))
+	    sk_fullsock(sk) && rcvfix_sk_in_scope(sk) &&
+	    rcvfix_net_enabled(sock_net(sk)))
 		rcvfix_hook_redirect(fregs, rcvfix_bpf_setsockopt);
 }

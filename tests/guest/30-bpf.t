@@ -3,7 +3,9 @@
 # The BPF path: a cgroup sockops program calls bpf_setsockopt(SO_RCVBUF)
 # before the SYN (socket locked by connect()), on the accepted socket and
 # on the connecting one when established (softirq). The rule holds there,
-# the counters say "bpf", stock when disabled, and nothing deadlocks.
+# the counters say "bpf", stock when disabled, and nothing deadlocks. On a
+# SYN's request socket (TIMEOUT_INIT, RWND_INIT), no full socket, the call
+# gets the kernel's answer, enabled or not, and counts nothing.
 source "$RCVFIX_REPO/tests/guest/lib.sh"
 need "$RCVFIX_KO" "$RCVFIX_BIN/bpf_rcvbuf" "$RCVFIX_BIN/wscale"
 
@@ -33,7 +35,7 @@ wait $pid
 
 # run_bpf LABEL BPF_ARGS: one connection under the sockops program with
 # BPF_ARGS (-c/-P/-A VAL); sets S, C (wscale lines) and BC, BP, BA (hook
-# result lines), fails the test if anything hangs or errors.
+# result lines; BT, BR for the request socket), fails the test if anything hangs or errors.
 run_bpf() {
 	local label=$1 rc
 	port=$((port + 1))
@@ -45,6 +47,7 @@ run_bpf() {
 	S=$(grep '^side=server' "$out.s") C=$(grep '^side=client' "$out.c")
 	BC=$(grep '^hook=connect' "$out.bpf") BP=$(grep '^hook=passive' "$out.bpf")
 	BA=$(grep '^hook=active' "$out.bpf")
+	BT=$(grep '^hook=timeout' "$out.bpf") BR=$(grep '^hook=rwnd' "$out.bpf")
 	echo "# $label: $(tr '\n' ' ' < "$out.bpf")"
 	echo "# $label: $S"
 	echo "# $label: $C"
@@ -103,6 +106,14 @@ check_eq "stock: accepted socket locked" 2 $(($(kv lock "$S") & 2))
 check "stock: client window scale below reference" \
 	test "$(kv rcv_wscale "$C")" -lt "$w_ref"
 
+# On the request socket stock refuses (-EINVAL; -EOPNOTSUPP where the
+# kernel allows bpf_setsockopt() in locked callbacks only).
+run_bpf "stock, request socket" "-R $h"
+req_stock="$(kv rc "$BT") $(kv rc "$BR")"
+check "stock, request socket: refused at TIMEOUT_INIT and RWND_INIT ($req_stock)" \
+	test "$(kv calls "$BT")" -ge 1 -a "$(kv rc "$BT")" -lt 0 -a \
+	"$(kv calls "$BR")" -ge 1 -a "$(kv rc "$BR")" -lt 0
+
 # 2. Enabled in both namespaces.
 rcvfix_load || { fail "load rcvfix"; done_testing; }
 rcvfix_enable 1 "$a"
@@ -129,6 +140,13 @@ check_eq "enabled, below: client locked" 2 $(($(kv lock "$C") & 2))
 check_eq "enabled, below: accepted socket locked" 2 $(($(kv lock "$S") & 2))
 check_eq "enabled, below: bpf counters a / b" "1 1 0 0 1 1 0 0" \
 	"$(delta8 "$c0" "$(bpf_counters)")"
+
+c0=$(bpf_counters)
+run_bpf "enabled, request socket" "-R $h"
+check_eq "enabled, request socket: the kernel's answers" "$req_stock" \
+	"$(kv rc "$BT") $(kv rc "$BR")"
+check_eq "enabled, request socket: bpf counters do not move" \
+	"0 0 0 0 0 0 0 0" "$(delta8 "$c0" "$(bpf_counters)")"
 
 # Locked before the SYN, then set again from softirq: the lock stays.
 c0=$(bpf_counters)

@@ -17,7 +17,8 @@
 #include "rcvfix_sockops.skel.h"
 
 static const char usage[] =
-"usage: bpf_rcvbuf -g CGROUP [-c VAL] [-P VAL] [-A VAL] [-p PORT] [-T SECONDS]\n"
+"usage: bpf_rcvbuf -g CGROUP [-c VAL] [-P VAL] [-A VAL] [-R VAL] [-p PORT]\n"
+"                  [-T SECONDS]\n"
 "                  -- COMMAND [ARG...]\n"
 "Attaches a sockops program to the cgroup v2 folder CGROUP (created if\n"
 "missing), runs COMMAND in it, and prints one line per enabled hook:\n"
@@ -25,12 +26,13 @@ static const char usage[] =
 "  -c VAL  bpf_setsockopt(SO_RCVBUF, VAL) at TCP_CONNECT_CB (before the SYN)\n"
 "  -P VAL  ... at PASSIVE_ESTABLISHED_CB (accepted socket, softirq)\n"
 "  -A VAL  ... at ACTIVE_ESTABLISHED_CB (connecting socket, softirq)\n"
+"  -R VAL  ... at TIMEOUT_INIT and RWND_INIT on a request socket (a SYN's)\n"
 "  -p PORT only for connections with that local or remote port\n"
 "  -T SEC  kill COMMAND's process group after SEC seconds (default 30)\n"
 "Exit: COMMAND's exit status; 124 if it was killed; 3 on a setup error.\n";
 
 static const char *const hook_names[RCVFIX_HOOK_MAX] = {
-	"connect", "passive", "active",
+	"connect", "passive", "active", "timeout", "rwnd",
 };
 
 static int libbpf_quiet(enum libbpf_print_level level, const char *fmt,
@@ -51,7 +53,7 @@ int main(int argc, char **argv)
 	int timeout = 30, cgfd, c, ret;
 	__u32 key = 0, h;
 
-	while ((c = getopt(argc, argv, "+g:c:P:A:p:T:h")) != -1) {
+	while ((c = getopt(argc, argv, "+g:c:P:A:R:p:T:h")) != -1) {
 		switch (c) {
 		case 'g': cgroup = optarg; break;
 		case 'c':
@@ -65,6 +67,12 @@ int main(int argc, char **argv)
 		case 'A':
 			cfg.enabled |= 1U << RCVFIX_HOOK_ACTIVE;
 			cfg.val[RCVFIX_HOOK_ACTIVE] = parse_int("-A", optarg);
+			break;
+		case 'R':
+			cfg.enabled |= 1U << RCVFIX_HOOK_TIMEOUT |
+				       1U << RCVFIX_HOOK_RWND;
+			cfg.val[RCVFIX_HOOK_TIMEOUT] = parse_int("-R", optarg);
+			cfg.val[RCVFIX_HOOK_RWND] = cfg.val[RCVFIX_HOOK_TIMEOUT];
 			break;
 		case 'p': cfg.port = parse_int("-p", optarg); break;
 		case 'T': timeout = parse_int("-T", optarg); break;

@@ -2,7 +2,8 @@
 /*
  * cgroup/sockops program for the rcvfix BPF-path test: at the hooks the
  * loader enables, calls bpf_setsockopt(SOL_SOCKET, SO_RCVBUF, val) and
- * records the return code and the resulting SO_RCVBUF. No vmlinux.h needed.
+ * records the return code and the resulting SO_RCVBUF, on full sockets and
+ * (TIMEOUT_INIT, RWND_INIT) on request sockets. No vmlinux.h needed.
  */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
@@ -43,6 +44,18 @@ int rcvfix_sockops(struct bpf_sock_ops *skops)
 		break;
 	case BPF_SOCK_OPS_ACTIVE_ESTABLISHED_CB:
 		hook = RCVFIX_HOOK_ACTIVE;
+		break;
+	/* On a SYN these two run on the request socket, not a full one:
+	 * only there (the connecting side runs them on its full socket). */
+	case BPF_SOCK_OPS_TIMEOUT_INIT:
+		if (skops->is_fullsock)
+			return 1;
+		hook = RCVFIX_HOOK_TIMEOUT;
+		break;
+	case BPF_SOCK_OPS_RWND_INIT:
+		if (skops->is_fullsock)
+			return 1;
+		hook = RCVFIX_HOOK_RWND;
 		break;
 	default:
 		return 1;
