@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # rcvfix top-level build: the module (module/), the tools (tools/), and the
-# QEMU test harness (tests/harness/) that proves the module inside Debian's
+# QEMU test harness (vm/, the VM platform) that proves the module inside Debian's
 # own kernels. `make help` lists the targets; mk/*.mk fragments add more.
 
 SHELL := /bin/bash
@@ -42,7 +42,7 @@ endif
 
 BUILD := $(CURDIR)/build
 BIN := $(BUILD)/bin
-HARNESS := tests/harness
+HARNESS := vm
 
 # --- Debian packages -----------------------------------------------------------
 # Fragments in mk/ may append to these lists.

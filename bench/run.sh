@@ -17,8 +17,8 @@
 # Exit status: 0 measured (targets are reported, not enforced unless
 # BENCH_STRICT=1), 1 a target missed with BENCH_STRICT=1, 2 a part failed.
 set -euo pipefail
-# shellcheck source-path=SCRIPTDIR source=../tests/harness/common.sh
-source "$(dirname "${BASH_SOURCE[0]}")/../tests/harness/common.sh"
+# shellcheck source-path=SCRIPTDIR source=../vm/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../vm/common.sh"
 export RCVFIX_BUILD
 
 [[ $# -eq 1 ]] || die "usage: bench/run.sh KVER"
@@ -51,7 +51,7 @@ guest() {
 		export RCVFIX_QEMU_OPTS="${RCVFIX_QEMU_OPTS:-}$opts"
 		export RCVFIX_GUEST_TIMEOUT=${RCVFIX_GUEST_TIMEOUT:-$timeout}
 		set -- cmd "$kver" "$cmd"
-		# shellcheck source-path=SCRIPTDIR source=../tests/harness/vm.sh
+		# shellcheck source-path=SCRIPTDIR source=../vm/vm.sh
 		source "$HARNESS/vm.sh"
 	) | tee "$out/$part.log" | grep --line-buffered -v '^@R '
 	st=${PIPESTATUS[0]}

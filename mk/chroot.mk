@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Debian kernels the host cannot build for, each line in a chroot of its own
-# Debian release (tests/harness/chroot-kernel.sh, under build/LINE/):
+# Debian release (vm/chroot-kernel.sh, under build/LINE/):
 #   newest    Debian's newest kernel (7.x, trixie-backports; Debian 13 chroot)
 #   debian11  Debian 11's 5.10 (bullseye-security; Debian 11 chroot, gcc-10),
 #             generic and PREEMPT_RT

@@ -152,7 +152,7 @@ guest() {
 	summary=$GUEST_BUILD/$kver/logs/summary
 	rm -f "$summary"
 	timed secs env RCVFIX_BUILD="$GUEST_BUILD" RCVFIX_TESTS="$t" \
-		tests/harness/vm.sh test "$kver"
+		vm/vm.sh test "$kver"
 	if [[ -r $summary ]]; then
 		while read -r key n; do
 			case $key in

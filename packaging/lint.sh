@@ -25,7 +25,7 @@ problem() { echo "$*"; n_problems=$((n_problems + 1)); }
 # --- version: module/version.h is the one source of truth ----------------
 # The tools and the packages' file names take it from there at build time;
 # the copies that must stay literal are checked here: dkms.conf (dh_dkms
-# and tests/harness/chroot-kernel.sh read PACKAGE_VERSION as text, not by
+# and vm/chroot-kernel.sh read PACKAGE_VERSION as text, not by
 # running the file), debian/changelog (dpkg's own format) and the package
 # names in the README.
 # deploy/kubernetes is checked by tests/unit/k8s_manifests_test.py.

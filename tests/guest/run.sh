@@ -1,11 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # In-guest runner, PID 1 of the harness guest (started by the initramfs, see
-# tests/harness/init.sh): mounts the kernel filesystems, then runs the test
+# vm/init.sh): mounts the kernel filesystems, then runs the test
 # scripts (tests/guest/*.t), a shell or one command, and powers the guest off.
 #
 # Settings come from the file named by rcvfix_env= on the kernel command line,
-# written by tests/harness/vm.sh:
+# written by vm/vm.sh:
 #   RCVFIX_MODE          test | shell | cmd
 #   KVER                 the kernel the host meant to boot
 #   RCVFIX_KO, RCVFIX_BIN, RCVFIX_KMOD   see lib.sh
@@ -278,8 +278,8 @@ run_shell() {
 main() {
 	mount_all
 	load_settings
-	# shellcheck source=../harness/kernel-log.sh
-	source "$RCVFIX_REPO/tests/harness/kernel-log.sh"
+	# shellcheck source=../../vm/kernel-log.sh
+	source "$RCVFIX_REPO/vm/kernel-log.sh"
 	say "mode $RCVFIX_MODE, kernel $(uname -r)"
 	case $RCVFIX_MODE in
 	test)	run_tests ;;

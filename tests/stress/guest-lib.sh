@@ -16,8 +16,8 @@ stress_wall() {
 	echo "# $RCVFIX_TEST: form $RCVFIX_STRESS, wall time $((SECONDS - _stress_t0)) s on $(uname -r)"
 }
 
-# shellcheck source=../harness/kernel-log.sh
-source "$RCVFIX_REPO/tests/harness/kernel-log.sh"
+# shellcheck source=../../vm/kernel-log.sh
+source "$RCVFIX_REPO/vm/kernel-log.sh"
 
 # Kernel-log lines that fail a stress test: the runner's list plus what
 # slub_debug, KFENCE, the hung-task detector and the sysctl and netdevice

@@ -52,7 +52,7 @@ def project_facts():
     # The tested pins: 6.1 and 6.12 in the Makefile, 7.x in the chroot
     # harness (its "newest" line).
     mk = read("Makefile")
-    chroot = read("tests", "harness", "chroot-kernel.sh")
+    chroot = read("vm", "chroot-kernel.sh")
     kernels = [re.search(r"\),(6\.1\.0-[0-9]+-amd64)\)", mk).group(1),
                re.search(r"^KVER_612_PIN := (\S+)", mk, re.M).group(1),
                re.search(r"pin=\(\[amd64\]=(7\.\S+-amd64)", chroot).group(1)]

@@ -3,9 +3,9 @@
 # paths, messages, and the kernel-log patterns that fail a run.
 # Sourced by vm.sh, check.sh, mkinitramfs.sh and deps.sh; not executable.
 
-RCVFIX_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
+RCVFIX_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
 RCVFIX_BUILD=${RCVFIX_BUILD:-$RCVFIX_REPO/build}
-HARNESS=$RCVFIX_REPO/tests/harness
+HARNESS=$RCVFIX_REPO/vm
 
 # shellcheck source=kernel-log.sh
 source "$HARNESS/kernel-log.sh"
