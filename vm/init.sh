@@ -3,7 +3,8 @@
 # PID 1 of the harness initramfs (built by mkinitramfs.sh): loads the 9p
 # modules, mounts the host's / read-only with tmpfs on /tmp and /run, mounts
 # the repository at its host path, then hands over to tests/guest/run.sh.
-# Kernel command line: rcvfix_repo=<repo path> (becomes our environment).
+# Kernel command line: rcvfix_repo=<repo path> (becomes our environment),
+# rcvfix_moddir=, rcvfix_tty_alias= (optional, from vm.sh).
 
 /bin/busybox --install -s /bin
 export PATH=/bin
@@ -52,5 +53,10 @@ fi
 
 umount /proc /sys
 mount --move /dev /newroot/dev || fail "cannot move /dev"
+# A board with one UART (vm.sh: rcvfix_tty_alias=ttyS0=ttyAMA0,ttyS1=hvc0):
+# the names run.sh writes to become links to the devices it has.
+for a in $(echo "${rcvfix_tty_alias:-}" | tr , ' '); do
+	ln -sfn "${a#*=}" "/newroot/dev/${a%%=*}" || fail "cannot link ${a%%=*}"
+done
 exec switch_root /newroot /bin/bash "$rcvfix_repo/tests/guest/run.sh"
 fail "switch_root failed"

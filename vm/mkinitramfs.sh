@@ -19,8 +19,10 @@ busybox=${RCVFIX_BUSYBOX:-/bin/busybox}
 	die "$moddir/modules.dep missing: install linux-image-$kver (make deps)"
 [[ -x $busybox ]] || die "$busybox missing: install busybox-static (make deps)"
 
-# Modules whose drivers the guest needs before it has a root filesystem.
-wanted=(virtio_pci 9pnet_virtio 9p)
+# Modules whose drivers the guest needs before it has a root filesystem;
+# RCVFIX_INITRAMFS_EXTRA: more (word-split), e.g. virtio_console (vm/arm64.sh).
+# shellcheck disable=SC2206
+wanted=(virtio_pci 9pnet_virtio 9p ${RCVFIX_INITRAMFS_EXTRA:-})
 
 declare -A dep_of=() path_of=() builtin=() done_=()
 order=()

@@ -17,6 +17,14 @@
 #   RCVFIX_VERBOSE=1      print every TAP comment, not only after failures
 #   RCVFIX_APPEND         extra kernel command line
 #   RCVFIX_QEMU_OPTS      extra QEMU options (word-split)
+# A kernel of another architecture (vm/arm64.sh) sets in build/KVER/kernel.env:
+#   RCVFIX_QEMU_BIN       the QEMU system emulator (qemu-system-x86_64)
+#   RCVFIX_QEMU_MACHINE   machine options (word-split; none)
+#   RCVFIX_CONSOLE        the guest's console device (ttyS0)
+#   RCVFIX_RESULTS_DEV    the results channel: serial (the second UART) or
+#                         virtconsole (hvc0, for boards with one UART)
+#   RCVFIX_GUEST_ROOT     the folder shared as the guest's / (the host's /)
+#   RCVFIX_GUEST_BIN      test programs built for the guest ($RCVFIX_BUILD/bin)
 # Exit status: 0 all passed (cmd: the command's status), 1 failures, 2 usage
 # or setup error, 124 guest timed out (cmd mode).
 set -euo pipefail
@@ -41,12 +49,16 @@ logs=$kbuild/logs
 [[ ! -r $kbuild/kernel.env ]] || source "$kbuild/kernel.env"
 export RCVFIX_MODDIR
 vmlinuz=${RCVFIX_VMLINUZ:-/boot/vmlinuz-$kver}
+qemu_bin=${RCVFIX_QEMU_BIN:-qemu-system-x86_64}
+console_dev=${RCVFIX_CONSOLE:-ttyS0}
+results_dev=${RCVFIX_RESULTS_DEV:-serial}
+guest_root=${RCVFIX_GUEST_ROOT:-/}
 guest_timeout=${RCVFIX_GUEST_TIMEOUT:-3600}
 
 [[ -r $vmlinuz ]] ||
 	die "$vmlinuz not readable: install linux-image-$kver (make deps) and run as root"
-command -v qemu-system-x86_64 > /dev/null ||
-	die "qemu-system-x86_64 missing: install qemu-system-x86 (make deps)"
+command -v "$qemu_bin" > /dev/null ||
+	die "$qemu_bin missing: install its QEMU package (make deps)"
 [[ $RCVFIX_REPO =~ ^[A-Za-z0-9_./+-]+$ ]] ||
 	die "the repository path '$RCVFIX_REPO' must not contain spaces or shell characters (it goes on the kernel command line)"
 
@@ -85,7 +97,7 @@ envfile=$kbuild/run/$mode.env
 {
 	printf '%s=%q\n' RCVFIX_MODE "$mode" KVER "$kver" \
 		RCVFIX_KO "$kbuild/module/rcvfix.ko" \
-		RCVFIX_BIN "$RCVFIX_BUILD/bin" \
+		RCVFIX_BIN "${RCVFIX_GUEST_BIN:-$RCVFIX_BUILD/bin}" \
 		RCVFIX_KMOD "$kbuild/kmod" \
 		RCVFIX_TESTS "${RCVFIX_TESTS:-}" \
 		RCVFIX_TEST_TIMEOUT "${RCVFIX_TEST_TIMEOUT:-300}" \
@@ -96,10 +108,15 @@ envfile=$kbuild/run/$mode.env
 	fi
 } > "$envfile"
 
-append="console=ttyS0,115200 loglevel=5 printk.devkmsg=on log_buf_len=1M"
+append="console=$console_dev,115200 loglevel=5 printk.devkmsg=on log_buf_len=1M"
 append+=" panic=-1 oops=panic panic_on_warn=1"
 append+=" rcvfix_repo=$RCVFIX_REPO rcvfix_env=$envfile"
 append+="${RCVFIX_MODDIR:+ rcvfix_moddir=$RCVFIX_MODDIR}"
+# run.sh speaks to ttyS0 (shell) and ttyS1 (results): init.sh links them to
+# the devices of a board without a second UART.
+if [[ $results_dev == virtconsole ]]; then
+	append+=" rcvfix_tty_alias=ttyS0=$console_dev,ttyS1=hvc0"
+fi
 append+=" ${RCVFIX_APPEND:-}"
 
 if [[ ${RCVFIX_KVM:-0} == 1 ]]; then
@@ -112,13 +129,23 @@ else
 	accel=(-accel tcg,thread=single -cpu max)
 fi
 virtfs=security_model=none,readonly=on,multidevs=remap
-qemu=(qemu-system-x86_64 "${accel[@]}" -m 1024 -smp 2
+# shellcheck disable=SC2206
+qemu=("$qemu_bin" ${RCVFIX_QEMU_MACHINE:-} "${accel[@]}" -m 1024 -smp 2
 	-nodefaults -no-reboot -display none
 	-kernel "$vmlinuz" -initrd "$kbuild/initramfs.cpio" -append "$append"
-	-virtfs "local,path=/,mount_tag=hostroot,$virtfs"
+	-virtfs "local,path=$guest_root,mount_tag=hostroot,$virtfs"
 	-virtfs "local,path=$RCVFIX_REPO,mount_tag=repo,$virtfs")
 # shellcheck disable=SC2206
 qemu+=(${RCVFIX_QEMU_OPTS:-})
+# The results channel: QEMU options that write it to $results.
+# shellcheck disable=SC2054
+case $results_dev in
+serial) results_opts=(-serial "file:$results") ;;
+virtconsole) results_opts=(-device virtio-serial-pci
+	-chardev "file,id=results,path=$results"
+	-device virtconsole,chardev=results) ;;
+*) die "RCVFIX_RESULTS_DEV=$results_dev: serial or virtconsole" ;;
+esac
 
 # --- console analysis ------------------------------------------------------
 
@@ -174,7 +201,7 @@ run_guest() {
 	local start
 	timed_out=0
 	start=$SECONDS
-	"${qemu[@]}" -serial "file:$console" -serial "file:$results" \
+	"${qemu[@]}" -serial "file:$console" "${results_opts[@]}" \
 		< /dev/null > "$logs/qemu.log" 2>&1 &
 	qpid=$!
 	while kill -0 "$qpid" 2> /dev/null; do
@@ -319,7 +346,7 @@ run_shell_mode() {
 	msg "booting $kver; console log: $console"
 	"${qemu[@]}" -chardev "stdio,id=con,mux=on,signal=off,logfile=$console" \
 		-serial chardev:con -mon chardev=con,mode=readline \
-		-serial "file:$results" || return
+		"${results_opts[@]}" || return
 	report_console
 }
 
