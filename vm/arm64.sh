@@ -1,0 +1,248 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# The arm64 line of the harness (`make check-arm64`): Debian 12's arm64
+# kernels under qemu-system-aarch64 (TCG). Owns the host packages it needs,
+# each kernel and its headers unpacked under build/KVER/unpacked (never into
+# the host's /boot or /lib/modules), the arm64 root build/arm64/root shared
+# as the guest's / over 9p, the module and test programs cross-built for it,
+# and build/KVER/kernel.env, which makes vm.sh boot that kernel.
+#
+# Usage: arm64.sh deps            host packages, arm64 architecture, binfmt
+#        arm64.sh kernels         the arm64 kernels to test (newest ABIs)
+#        arm64.sh prepare KVER    download and unpack KVER, write kernel.env
+#        arm64.sh root            debootstrap the arm64 root (cached)
+#        arm64.sh progs           cross-build tests/progs into build/arm64/bin
+#        arm64.sh kbuild KVER     cross-build module/ and tests/kmod (W=1)
+#        arm64.sh check KVER...   all of the above, then the suite on each
+#                                 kernel, one guest at a time
+# Environment: RCVFIX_TESTS, RCVFIX_GUEST_TIMEOUT... as vm.sh;
+#   RCVFIX_NICE   niceness of the builds, debootstrap and guests (19)
+set -euo pipefail
+# shellcheck source=common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+export LC_ALL=C
+
+ARM64=$RCVFIX_BUILD/arm64
+ROOT=$ARM64/root
+BIN=$ARM64/bin
+CROSS=aarch64-linux-gnu-
+MIRROR=http://deb.debian.org/debian
+# Tested pins, used when the apt lists name no newer ABI of the line.
+PIN_61=6.1.0-57-arm64
+PIN_612=6.12.117+deb12-arm64
+# What the root must hold for the guest suite (run.sh, lib.sh, the tests).
+ROOT_PKGS=iproute2,kmod,procps,iperf3,python3,busybox,jq,ethtool,iputils-ping
+# Test programs without BPF; bpf_rcvbuf and sockdiff need libbpf for arm64.
+PROGS=(sockopt sysctlw wscale lowat)
+nice=(nice -n "${RCVFIX_NICE:-19}")
+
+usage() { die "usage: arm64.sh deps|kernels|root|progs | prepare|kbuild KVER | check KVER..."; }
+
+# --- host packages ---------------------------------------------------------
+
+deps() {
+	if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+		msg "adding the arm64 architecture to dpkg (for the arm64 kernels and busybox)"
+		dpkg --add-architecture arm64
+		rm -f "$RCVFIX_BUILD/.apt-updated"	# deps.sh: update now
+	fi
+	"$HARNESS/deps.sh" qemu-system-arm gcc-aarch64-linux-gnu \
+		libc6-dev-arm64-cross qemu-user-static binfmt-support debootstrap \
+		cpio xz-utils kmod make
+	# The root's second stage runs its arm64 programs through binfmt_misc.
+	if [[ ! -e /proc/sys/fs/binfmt_misc/status ]]; then
+		mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc ||
+			die "cannot mount binfmt_misc: the arm64 root cannot be made here"
+	fi
+	[[ -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ]] ||
+		update-binfmts --enable qemu-aarch64 ||
+		die "binfmt_misc has no qemu-aarch64 entry (qemu-user-static)"
+}
+
+# --- kernels -----------------------------------------------------------------
+
+# newest PREFIX REGEX PIN: the newest arm64 ABI of a line in the apt lists.
+newest() {
+	local k
+	k=$(apt-cache pkgnames "linux-image-$1" 2> /dev/null |
+		sed -En "s/^linux-image-($2)\$/\\1/p" | sort -V | tail -n 1)
+	echo "${k:-$3}"
+}
+
+kernels() {
+	echo "$(newest 6.1.0- '6\.1\.0-[0-9]+-arm64' "$PIN_61")" \
+		"$(newest 6.12. '6\.12\.[0-9]+\+deb12-arm64' "$PIN_612")"
+}
+
+# field PKG FIELD: a field of an arm64 package in the apt lists.
+field() {
+	apt-cache show "$1:arm64" 2> /dev/null |
+		sed -n "s/^$2: //p" | head -n 1
+}
+
+prepare() {
+	local kver=$1 out=$RCVFIX_BUILD/$1 un common kbuild v hv d vmlinuz
+	local moddir rel
+	un=$out/unpacked
+	if [[ ! -f $un/.done ]]; then
+		v=$(field "linux-headers-$kver" Version)
+		[[ -n $v ]] || die "the apt lists have no linux-headers-$kver for arm64 (arm64.sh deps)"
+		common=$(field "linux-headers-$kver" Depends |
+			grep -o 'linux-headers-[^ ,]*-common' | head -n 1)
+		kbuild=$(field "linux-headers-$kver" Depends |
+			grep -o 'linux-kbuild-[^ ,]*' | head -n 1)
+		[[ -n $common && -n $kbuild ]] ||
+			die "linux-headers-$kver: cannot tell its -common and kbuild packages"
+		# The host's kbuild (amd64 programs) of the same version stands
+		# in for the arm64 one the headers' scripts/ and tools/ point to.
+		"$HARNESS/deps.sh" "$kbuild"
+		hv=$(dpkg-query -W -f='${Version}' "$kbuild")
+		[[ $hv == "$v" ]] ||
+			die "host $kbuild is $hv, the arm64 headers are $v: apt-get install $kbuild=$v"
+		rm -rf "$un" "$out/debs"
+		mkdir -p "$un" "$out/debs"
+		msg "downloading linux-image-$kver, its headers and $common"
+		(cd "$out/debs" && apt-get -q download "linux-image-$kver:arm64" \
+			"linux-headers-$kver:arm64" "$common" 2>&1 |
+			grep -v 'unsandboxed as root') || true
+		for d in "$out"/debs/*.deb; do
+			dpkg-deb -x "$d" "$un"
+		done
+		[[ -d $un/usr/src/linux-headers-$kver ]] ||
+			die "linux-headers-$kver did not unpack (see $out/debs)"
+		# The headers include their -common half by absolute path, and
+		# reach scripts/ and tools/ through ../../lib/<kbuild>.
+		sed -i "s|^include /usr/src/|include $un/usr/src/|" \
+			"$un/usr/src/linux-headers-$kver/Makefile"
+		mkdir -p "$un/usr/lib"
+		ln -sfn "/usr/lib/${kbuild}" "$un/usr/lib/${kbuild}"
+		rel=$kver
+		for d in "$un/lib/modules/$rel" "$un/usr/lib/modules/$rel"; do
+			[[ -d $d ]] && depmod -b "${d%/lib/modules/*}" "$rel"
+		done
+		touch "$un/.done"
+	fi
+	vmlinuz=$un/boot/vmlinuz-$kver
+	[[ -f $vmlinuz ]] || vmlinuz=$un/usr/lib/modules/$kver/vmlinuz
+	moddir=$un/lib/modules/$kver
+	[[ -d $moddir ]] || moddir=$un/usr/lib/modules/$kver
+	[[ -f $vmlinuz && -r $moddir/modules.dep ]] ||
+		die "$un: no vmlinuz or modules.dep for $kver"
+	# vm.sh sources this: boot the kernel on QEMU's arm64 "virt" board.
+	{
+		printf '%s=%q\n' RCVFIX_VMLINUZ "$vmlinuz" RCVFIX_MODDIR "$moddir" \
+			RCVFIX_QEMU_BIN qemu-system-aarch64 RCVFIX_CONSOLE ttyAMA0 \
+			RCVFIX_RESULTS_DEV virtconsole RCVFIX_GUEST_ROOT "$ROOT" \
+			RCVFIX_GUEST_BIN "$BIN"
+		printf 'RCVFIX_QEMU_MACHINE=%q\n' "-M virt"
+		printf 'export RCVFIX_BUSYBOX=%q\n' "$ARM64/busybox/bin/busybox"
+		printf 'export RCVFIX_INITRAMFS_EXTRA=%q\n' virtio_console
+	} > "$out/kernel.env"
+}
+
+# --- the arm64 root ----------------------------------------------------------
+
+root() {
+	local bb
+	bb=$ARM64/busybox/bin/busybox
+	if [[ ! -x $bb ]]; then
+		rm -rf "$ARM64/busybox" "$ARM64/busybox.debs"
+		mkdir -p "$ARM64/busybox.debs"
+		(cd "$ARM64/busybox.debs" && apt-get -q download busybox-static:arm64 2>&1 |
+			grep -v 'unsandboxed as root') || true
+		dpkg-deb -x "$ARM64"/busybox.debs/busybox-static_*_arm64.deb "$ARM64/busybox"
+		[[ -x $bb ]] || die "busybox-static:arm64 did not unpack"
+	fi
+	if [[ ! -f $ROOT/.rcvfix-root-done ]]; then
+		rm -rf "$ROOT"
+		mkdir -p "$ARM64"
+		msg "debootstrap bookworm arm64 into $ROOT (first stage)"
+		"${nice[@]}" debootstrap --arch=arm64 --variant=minbase --foreign \
+			--include="$ROOT_PKGS" bookworm "$ROOT" "$MIRROR" \
+			> "$ARM64/debootstrap.log" 2>&1 ||
+			die "debootstrap failed: $ARM64/debootstrap.log"
+		msg "debootstrap second stage (arm64 programs through qemu-user)"
+		"${nice[@]}" chroot "$ROOT" /debootstrap/debootstrap --second-stage \
+			>> "$ARM64/debootstrap.log" 2>&1 ||
+			die "debootstrap second stage failed: $ARM64/debootstrap.log"
+	fi
+	# init.sh mounts the repository at its host path inside this root.
+	mkdir -p "$ROOT$RCVFIX_REPO" "$ROOT/lib/modules"
+	touch "$ROOT/.rcvfix-root-done"
+}
+
+# --- cross builds ---------------------------------------------------------------
+
+progs() {
+	local p targets=()
+	for p in "${PROGS[@]}"; do targets+=("$BIN/$p"); done
+	env -u MAKEFLAGS -u MAKELEVEL "${nice[@]}" make --no-print-directory \
+		-C "$RCVFIX_REPO/tests/progs" OUT="$BIN" CC="${CROSS}gcc" "${targets[@]}"
+}
+
+# kbuild KVER: module/ and tests/kmod into build/KVER; any compiler warning
+# at W=1 fails the build.
+kbuild() {
+	local kver=$1 out=$RCVFIX_BUILD/$1 kdir log d
+	kdir=$out/unpacked/usr/src/linux-headers-$kver
+	[[ -f $kdir/Makefile ]] || die "$kdir missing: arm64.sh prepare $kver"
+	exec 9> "$out/.lock"
+	flock 9
+	log=$out/kbuild-w1.log
+	: > "$log"
+	"$HARNESS/sync-tree.sh" "$RCVFIX_REPO/module" "$out/module"
+	"$HARNESS/sync-tree.sh" "$RCVFIX_REPO/tests/kmod" "$out/kmod"
+	for d in module kmod; do
+		msg "cross-building $d for $kver (W=1)"
+		env -u MAKEFLAGS -u MAKELEVEL "${nice[@]}" make --no-print-directory \
+			-C "$kdir" M="$out/$d" ARCH=arm64 CROSS_COMPILE="$CROSS" W=1 \
+			modules >> "$log" 2>&1 ||
+			{ tail -n 30 "$log" >&2; die "kbuild of $d for $kver failed: $log"; }
+	done
+	exec 9>&-
+	if grep -q 'warning:' "$log"; then
+		grep -B 2 -A 4 'warning:' "$log" >&2
+		die "warnings at W=1 building for $kver: $log"
+	fi
+	[[ -f $out/module/rcvfix.ko ]] || die "no rcvfix.ko for $kver"
+}
+
+check() {
+	local kver pass=0 fail=0 skip=0 key n start=$SECONDS
+	deps
+	root
+	progs
+	for kver in "$@"; do
+		prepare "$kver"
+		kbuild "$kver"
+	done
+	for kver in "$@"; do
+		rm -f "$RCVFIX_BUILD/$kver/logs/summary"
+		"${nice[@]}" "$HARNESS/vm.sh" test "$kver" || true
+		if [[ ! -r $RCVFIX_BUILD/$kver/logs/summary ]]; then
+			fail=$((fail + 1))
+			echo "not ok - $kver: the harness did not finish"
+			continue
+		fi
+		while read -r key n; do
+			case $key in
+			passed) pass=$((pass + n)) ;;
+			failed) fail=$((fail + n)) ;;
+			skipped) skip=$((skip + n)) ;;
+			esac
+		done < "$RCVFIX_BUILD/$kver/logs/summary"
+	done
+	echo "== arm64 done in $((SECONDS - start))s, kernels: $*"
+	echo "$pass passed, $fail failed$( ((skip == 0)) || echo ", $skip skipped")"
+	((fail == 0))
+}
+
+[[ $# -ge 1 ]] || usage
+cmd=$1
+shift
+case $cmd in
+deps|kernels|root|progs) [[ $# -eq 0 ]] || usage; "$cmd" ;;
+prepare|kbuild) [[ $# -eq 1 ]] || usage; "$cmd" "$1" ;;
+check) [[ $# -ge 1 ]] || usage; check "$@" ;;
+*) usage ;;
+esac
