@@ -30,10 +30,14 @@ MIRROR=http://deb.debian.org/debian
 # Tested pins, used when the apt lists name no newer ABI of the line.
 PIN_61=6.1.0-57-arm64
 PIN_612=6.12.117+deb12-arm64
-# What the root must hold for the guest suite (run.sh, lib.sh, the tests).
-ROOT_PKGS=iproute2,kmod,procps,iperf3,python3,busybox,jq,ethtool,iputils-ping
-# Test programs without BPF; bpf_rcvbuf and sockdiff need libbpf for arm64.
-PROGS=(sockopt sysctlw wscale lowat)
+SYSROOT=$ARM64/sysroot
+# What the root must hold for the guest suite (run.sh, lib.sh, the tests,
+# the BPF test programs' libraries).
+ROOT_PKGS=iproute2,kmod,procps,iperf3,python3,busybox,jq,ethtool,iputils-ping,libbpf1,libelf1
+# arm64 libraries the BPF test programs link with, unpacked into SYSROOT
+# (installing them on the host would upgrade its own amd64 copies).
+SYSROOT_DEBS=(libbpf-dev:arm64 libbpf1:arm64 libelf-dev:arm64 libelf1:arm64
+	zlib1g-dev:arm64 zlib1g:arm64)
 nice=(nice -n "${RCVFIX_NICE:-19}")
 
 usage() { die "usage: arm64.sh deps|kernels|root|progs | prepare|kbuild KVER | check KVER..."; }
@@ -166,18 +170,50 @@ root() {
 			>> "$ARM64/debootstrap.log" 2>&1 ||
 			die "debootstrap second stage failed: $ARM64/debootstrap.log"
 	fi
+	# A root made with a shorter list gets the packages added since.
+	if [[ $(cat "$ROOT/.rcvfix-root-done" 2> /dev/null) != "$ROOT_PKGS" ]]; then
+		msg "installing ${ROOT_PKGS//,/ } in $ROOT (qemu-user)"
+		cp /etc/resolv.conf "$ROOT/etc/resolv.conf"
+		{
+			"${nice[@]}" chroot "$ROOT" apt-get -q update &&
+			"${nice[@]}" chroot "$ROOT" env DEBIAN_FRONTEND=noninteractive \
+				apt-get -q install -y --no-install-recommends ${ROOT_PKGS//,/ } &&
+			chroot "$ROOT" apt-get clean
+		} >> "$ARM64/debootstrap.log" 2>&1 ||
+			die "apt-get in $ROOT failed: $ARM64/debootstrap.log"
+	fi
 	# init.sh mounts the repository at its host path inside this root.
 	mkdir -p "$ROOT$RCVFIX_REPO" "$ROOT/lib/modules"
-	touch "$ROOT/.rcvfix-root-done"
+	echo "$ROOT_PKGS" > "$ROOT/.rcvfix-root-done"
 }
 
 # --- cross builds ---------------------------------------------------------------
 
+# progs: tests/progs, tests/stress and tools/ for arm64 into build/arm64/bin.
+# The BPF objects are built as on the host (BPF is the same on both).
 progs() {
-	local p targets=()
-	for p in "${PROGS[@]}"; do targets+=("$BIN/$p"); done
+	local lib=$SYSROOT/usr/lib/aarch64-linux-gnu d
+	if [[ ! -f $SYSROOT/.done ]]; then
+		rm -rf "$SYSROOT" "$SYSROOT.debs"
+		mkdir -p "$SYSROOT.debs"
+		(cd "$SYSROOT.debs" && apt-get -q download "${SYSROOT_DEBS[@]}" 2>&1 |
+			grep -v 'unsandboxed as root') || true
+		for d in "$SYSROOT".debs/*.deb; do dpkg-deb -x "$d" "$SYSROOT"; done
+		[[ -e $lib/libbpf.so ]] || die "libbpf-dev:arm64 did not unpack"
+		touch "$SYSROOT/.done"
+	fi
+	"$HARNESS/deps.sh" clang llvm bpftool libbpf-dev
+	cross_make tests/progs CPPFLAGS="-I$SYSROOT/usr/include" \
+		CFLAGS="-O2 -g -Wall -Wextra -L$lib -Wl,-rpath-link,$lib:$SYSROOT/lib/aarch64-linux-gnu"
+	cross_make tests/stress
+	cross_make tools
+}
+
+cross_make() {	# cross_make DIR [VAR=VALUE...]: DIR's programs into $BIN
+	local d=$1
+	shift
 	env -u MAKEFLAGS -u MAKELEVEL "${nice[@]}" make --no-print-directory \
-		-C "$RCVFIX_REPO/tests/progs" OUT="$BIN" CC="${CROSS}gcc" "${targets[@]}"
+		-C "$RCVFIX_REPO/$d" OUT="$BIN" CC="${CROSS}gcc" "$@"
 }
 
 # kbuild KVER: module/ and tests/kmod into build/KVER; any compiler warning
