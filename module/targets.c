@@ -19,8 +19,8 @@
 /*
  * The hooks that together see every path setting a receive buffer. They
  * are resolved at load (a missing one refuses the load, an optional one
- * is left to the kernel and not listed; one with a traceable copy of its
- * function, such as NAME.constprop.0, refuses the load) and armed and disarmed all or
+ * is left to the kernel and not listed; a redirected one with a traceable
+ * copy of its function, such as NAME.constprop.0, refuses the load) and armed and disarmed all or
  * nothing by arm.c, only while some namespace has the fix enabled.
  */
 static struct rcvfix_hook rcvfix_candidate_hooks[] = {
