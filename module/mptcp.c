@@ -40,11 +40,12 @@
  *    not the window clamp, and 6.1 raises a subflow's clamp only when
  *    autotuning grows the msk past its sk_rcvbuf, which it never does
  *    here: the subflows would keep the clamp of their setup (64 KB at
- *    Debian's tcp_rmem) for the connection's life, as on stock. So the
- *    next data a subflow so synced receives (mptcp_data_ready(), which
- *    has both sockets at hand: the msk's subflow list is private to
- *    net/mptcp) raises its clamp to its new buffer's window, as for an
- *    established TCP socket (rcvfix_tcp_clamp_follow()).
+ *    Debian's tcp_rmem) for the connection's life, as on stock, and the
+ *    sync's lock, which their msk does not have. So the next data a
+ *    subflow so synced receives (mptcp_data_ready(), which has both
+ *    sockets at hand: the msk's subflow list is private to net/mptcp)
+ *    drops that lock and raises its clamp to its new buffer's window, as
+ *    for an established TCP socket (rcvfix_tcp_clamp_follow()).
  *
  * A locked msk (every outcome of the rule that locks, and stock) runs the
  * kernel's own code everywhere; so does every other option.
@@ -155,11 +156,14 @@ void notrace rcvfix_mptcp_entry_syn_recv_sock(unsigned long ip,
 
 /*
  * mptcp_data_ready(msk, ssk): data has arrived on subflow @ssk, which is
- * locked by its receive path. A subflow locked by the kernel's sync at the
- * buffer of an msk that rcvfix left unlocked (see the top: only an
- * established msk at or above tcp_rmem[2] runs that sync; a locked msk,
- * stock or a disabled namespace never gets here) takes the window clamp of
- * that buffer. Every other subflow costs two compares: most have no lock.
+ * locked by its receive path (bh-locked and not owned, or owned by the task
+ * that processes its backlog), as setsockopt() holds it when it sets the
+ * lock. A subflow locked by the kernel's sync at the buffer of an msk that
+ * rcvfix left unlocked (see the top: only an established msk at or above
+ * tcp_rmem[2] runs that sync; a locked msk, stock or a disabled namespace
+ * never gets here) keeps that buffer, carries its msk's lock again (none)
+ * and takes the window clamp of the buffer. Every other subflow costs two
+ * compares: most have no lock.
  */
 void notrace rcvfix_mptcp_entry_data_ready(unsigned long ip,
 					   unsigned long parent_ip,
@@ -174,5 +178,6 @@ void notrace rcvfix_mptcp_entry_data_ready(unsigned long ip,
 	    (msk->sk_userlocks & SOCK_RCVBUF_LOCK) ||
 	    !rcvfix_net_enabled(sock_net(msk)))
 		return;
+	ssk->sk_userlocks &= ~SOCK_RCVBUF_LOCK;
 	rcvfix_tcp_clamp_follow(ssk);
 }
