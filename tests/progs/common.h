@@ -188,6 +188,27 @@ static inline void ipv4_addr(struct sockaddr_in *sa, const char *addr,
 	sa->sin_port = htons(port);
 }
 
+/*
+ * @addr, IPv4 or IPv6 (it has a ':'), and @port into @ss; returns the
+ * length of the address, or dies.
+ */
+static inline socklen_t inet_any_addr(struct sockaddr_storage *ss,
+				      const char *addr, int port)
+{
+	struct sockaddr_in6 *sa6 = (struct sockaddr_in6 *)ss;
+
+	memset(ss, 0, sizeof(*ss));
+	if (!strchr(addr, ':')) {
+		ipv4_addr((struct sockaddr_in *)ss, addr, port);
+		return sizeof(struct sockaddr_in);
+	}
+	sa6->sin6_family = AF_INET6;
+	if (inet_pton(AF_INET6, addr, &sa6->sin6_addr) != 1)
+		die(EXIT_USAGE, "-a: not an IPv4 or IPv6 address: '%s'", addr);
+	sa6->sin6_port = htons(port);
+	return sizeof(*sa6);
+}
+
 /* A TCP socket over IPv4, or die. */
 static inline int tcp_socket(void)
 {
@@ -199,15 +220,21 @@ static inline int tcp_socket(void)
 }
 
 /* SO_REUSEADDR, bind() to @sa and listen(), or die naming @addr:@port. */
-static inline void tcp_listen(int fd, const struct sockaddr_in *sa,
-			      const char *addr, int port)
+static inline void tcp_listen_at(int fd, const struct sockaddr *sa,
+				 socklen_t len, const char *addr, int port)
 {
 	int one = 1;
 
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(fd, (const struct sockaddr *)sa, sizeof(*sa)) || listen(fd, 4))
+	if (bind(fd, sa, len) || listen(fd, 4))
 		die(EXIT_SETUP, "bind/listen %s:%d: %s", addr, port,
 		    strerror(errno));
+}
+
+static inline void tcp_listen(int fd, const struct sockaddr_in *sa,
+			      const char *addr, int port)
+{
+	tcp_listen_at(fd, (const struct sockaddr *)sa, sizeof(*sa), addr, port);
 }
 
 #endif /* RCVFIX_TEST_COMMON_H */

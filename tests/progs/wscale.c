@@ -19,8 +19,8 @@
 static const char usage[] =
 "usage: wscale server|client [-a ADDR] [-p PORT] [-r RCVBUF] [-s BYTES]\n"
 "              [-T SECONDS] [-m] [-w socket|listen|conn] [-H FILE]\n"
-"  server: listen on ADDR:PORT (default 0.0.0.0:40000), accept one\n"
-"          connection; prints 'listening' once ready\n"
+"  server: listen on ADDR:PORT (IPv4 or IPv6; default 0.0.0.0:40000),\n"
+"          accept one connection; prints 'listening' once ready\n"
 "  client: connect to ADDR:PORT (default 127.0.0.1:40000), retrying while\n"
 "          refused\n"
 "  -r RCVBUF  setsockopt(SO_RCVBUF) on the listener before bind(), or on\n"
@@ -43,9 +43,11 @@ static const char usage[] =
 
 static int use_mptcp;
 
+static int family = AF_INET;	/* of -a ADDR */
+
 static int new_socket(void)
 {
-	int fd = socket(AF_INET, SOCK_STREAM, use_mptcp ? IPPROTO_MPTCP : 0);
+	int fd = socket(family, SOCK_STREAM, use_mptcp ? IPPROTO_MPTCP : 0);
 
 	if (fd < 0)
 		die(EXIT_SETUP, "socket: %s", strerror(errno));
@@ -246,7 +248,8 @@ int main(int argc, char **argv)
 	const char *hold = NULL;
 	char when = 's';
 	long long to_send = 0, sent, received;
-	struct sockaddr_in sa;
+	struct sockaddr_storage sa;
+	socklen_t salen;
 	struct buf_state st;
 	struct tcp_info ti;
 	int subflows;
@@ -274,7 +277,8 @@ int main(int argc, char **argv)
 		die(EXIT_USAGE, "unexpected argument '%s'", argv[optind]);
 	if (!addr)
 		addr = mode[0] == 's' ? "0.0.0.0" : "127.0.0.1";
-	ipv4_addr(&sa, addr, port);
+	salen = inet_any_addr(&sa, addr, port);
+	family = sa.ss_family;
 	if (when == 'l' && mode[0] != 's')
 		die(EXIT_USAGE, "-w listen: server only");
 	watchdog(timeout);
@@ -286,7 +290,7 @@ int main(int argc, char **argv)
 	if (mode[0] == 's') {
 		int conn, listener[2];
 
-		tcp_listen(fd, &sa, addr, port);
+		tcp_listen_at(fd, (struct sockaddr *)&sa, salen, addr, port);
 		if (rcvbuf >= 0 && when == 'l')
 			set_rcvbuf(fd, rcvbuf);
 		st = get_buf_state(fd);
@@ -306,7 +310,7 @@ int main(int argc, char **argv)
 		report(mode, conn, st, &ti, subflows, sent, received, listener);
 		close(conn);
 	} else {
-		while (connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		while (connect(fd, (struct sockaddr *)&sa, salen)) {
 			if (errno != ECONNREFUSED && errno != EINTR)
 				die(EXIT_SETUP, "connect %s:%d: %s", addr, port,
 				    strerror(errno));
