@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# Results of `make bench` from the guests' logs (cost.log, net.log in DIR):
-# every "@R KEY VALUE" line into results.csv (key,value) and results.json
-# (KEY split at dots into nested objects), the chart bench.png (gnuplot,
-# bench/chart.gp), and a summary of the targets on stdout.
+# Results of `make bench` from the guests' logs (cost.log, net.log,
+# lifetime.log in DIR): every "@R KEY VALUE" line into results.csv
+# (key,value) and results.json (KEY split at dots into nested objects), the
+# chart bench.png (gnuplot, bench/chart.gp), the table lifetime.md, and a
+# summary of the targets on stdout.
 #
 # Usage: report.sh DIR
 set -euo pipefail
@@ -13,10 +14,10 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
 [[ $# -eq 1 ]] || { echo "usage: report.sh DIR" >&2; exit 2; }
 dir=$1
 logs=()
-for f in "$dir/host.log" "$dir/cost.log" "$dir/net.log"; do
+for f in "$dir/host.log" "$dir/cost.log" "$dir/net.log" "$dir/lifetime.log"; do
 	[[ -s $f ]] && logs+=("$f")
 done
-((${#logs[@]})) || { echo "report.sh: no cost.log or net.log in $dir" >&2; exit 2; }
+((${#logs[@]})) || { echo "report.sh: no cost.log, net.log or lifetime.log in $dir" >&2; exit 2; }
 
 # --- results.csv, results.json -------------------------------------------------
 
@@ -93,6 +94,24 @@ else
 	chart="(no chart: install gnuplot-nox)"
 fi
 
+# --- lifetime.md: throughput over a connection's life ------------------------------
+
+# One header line (date, commit, machine), then ms for 4 MB per cell.
+if [[ -n $(get meta.lifetime_kernel) ]]; then
+	commit=$(git -C "$here/.." rev-parse --short HEAD 2> /dev/null || echo unknown)
+	{
+		echo "Recorded $(get meta.lifetime_date) by \`make bench\` (part lifetime) on $(get meta.lifetime_kernel), commit $commit, $(get meta.host_cpus)-CPU host, $(get meta.qemu)."
+		echo
+		echo "| sysctls | cell | no SO_RCVBUF (ms) | stock (ms) | rcvfix enabled (ms) | enabled / better of the two |"
+		echo "|---|---|---|---|---|---|"
+		for sys in raised default; do
+			jq -r --arg s "$sys" '.lifetime[$s] // {} | to_entries[] |
+				"| \($s) | \(.key | sub("_"; ".")) | \(.value.none_ms) | \(.value.stock_ms) | \(.value.enabled_ms) | \(.value.ratio) |"' \
+				"$dir/results.json"
+		done
+	} > "$dir/lifetime.md"
+fi
+
 # --- summary -----------------------------------------------------------------------
 
 echo
@@ -106,5 +125,6 @@ echo "host: $(get meta.host_cpus) CPUs, load average $(get meta.host_load_start)
 	"at the start, ours included"
 echo
 echo "results: $dir/results.csv, $dir/results.json"
+[[ ! -s $dir/lifetime.md ]] || echo "lifetime: $dir/lifetime.md"
 echo "chart:   $chart"
 echo "logs:    ${logs[*]}"

@@ -3,12 +3,14 @@
 # Host side of `make bench` (mk/bench.mk): builds the module, test modules,
 # tools and bench programs into their own build folder, boots the
 # deterministic guest (-icount shift=0, one vCPU) for the cost part
-# (bench/cost.sh) and a normal guest for the network part (bench/net.sh),
-# then writes results and the chart (bench/report.sh).
+# (bench/cost.sh) and normal guests for the network part (bench/net.sh)
+# and throughput over a connection's life (bench/lifetime.sh), then writes
+# results, the chart and the lifetime table (bench/report.sh).
 #
 # Usage: run.sh KVER
 # Environment: RCVFIX_BUILD (build folder; mk/bench.mk: build/bench-run),
-#   BENCH_OUT results folder (build/bench), BENCH_PARTS "cost net" (or one),
+#   BENCH_OUT results folder (build/bench), BENCH_PARTS "cost net lifetime"
+#   (or some), BENCH_LIFETIME_V6=1 (IPv6 cells too),
 #   BENCH_RUNS (3), BENCH_SECONDS (5), BENCH_DELAY_MS (25), BENCH_CONNS
 #   (200), BENCH_CALLS (20000), BENCH_IPERF (1), BENCH_STRICT=1 (exit 1 when
 #   a target is missed), MAKE.
@@ -24,13 +26,16 @@ export RCVFIX_BUILD
 [[ $# -eq 1 ]] || die "usage: bench/run.sh KVER"
 kver=$1
 out=${BENCH_OUT:-$RCVFIX_REPO/build/bench}
-parts=${BENCH_PARTS:-cost net}
+parts=${BENCH_PARTS:-cost net lifetime}
 make=${MAKE:-make}
 mkdir -p "$out"
 
 msg "building into $RCVFIX_BUILD (results: $out)"
 $make -s -C "$RCVFIX_REPO/tools" OUT="$RCVFIX_BUILD/bin"
 $make -s -C "$RCVFIX_REPO/bench" OUT="$RCVFIX_BUILD/bin"
+# The lifetime part runs test 23's matrix with its test programs.
+[[ " $parts " != *" lifetime "* ]] ||
+	$make -s -C "$RCVFIX_REPO/tests/progs" OUT="$RCVFIX_BUILD/bin"
 kbuild=("$HARNESS/kbuild.sh" "$kver")
 # Kernels the host cannot build for are built in their chroot.
 [[ -z $("$HARNESS/chroot-kernel.sh" line "$kver") ]] ||
@@ -78,7 +83,9 @@ for p in $parts; do
 	case $p in
 	cost) guest cost " -smp 1 -icount shift=0" 900 "$env_common bash bench/cost.sh" ;;
 	net) guest net "" 2400 "$env_common bash bench/net.sh" ;;
-	*) die "BENCH_PARTS: unknown part '$p' (cost, net)" ;;
+	lifetime) guest lifetime "" 1800 \
+		"BENCH_LIFETIME_V6=${BENCH_LIFETIME_V6:-0} bash bench/lifetime.sh" ;;
+	*) die "BENCH_PARTS: unknown part '$p' (cost, net, lifetime)" ;;
 	esac
 done
 hostmeta end >> "$out/host.log"

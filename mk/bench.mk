@@ -2,7 +2,8 @@
 #
 # `make bench`: the demo repeated (median and range), the setsockopt() cost
 # of the hook in guest instructions (QEMU -icount), the BPF alternative,
-# and the memory of many connections; results and a chart in build/bench/.
+# the memory of many connections, and throughput over a connection's life
+# (test 23's matrix as rates); results, a chart and tables in build/bench/.
 # Builds into its own folder (BENCH_BUILD) so that a concurrent `make
 # check` on build/ neither waits for it nor is disturbed. Not part of check.
 
@@ -12,7 +13,8 @@ BENCH_DELAY_MS ?= 25
 BENCH_CONNS ?= 200
 BENCH_CALLS ?= 20000
 BENCH_IPERF ?= 1
-BENCH_PARTS ?= cost net
+BENCH_PARTS ?= cost net lifetime
+BENCH_LIFETIME_V6 ?= 0
 BENCH_BUILD ?= $(BUILD)/bench-run
 BENCH_OUT ?= $(BUILD)/bench
 DEB_BENCH := gnuplot-nox
@@ -27,11 +29,13 @@ bench: deps deps-build deps-bench
 	BENCH_RUNS=$(BENCH_RUNS) BENCH_SECONDS=$(BENCH_SECONDS) \
 	BENCH_DELAY_MS=$(BENCH_DELAY_MS) BENCH_CONNS=$(BENCH_CONNS) \
 	BENCH_CALLS=$(BENCH_CALLS) BENCH_IPERF=$(BENCH_IPERF) \
-	BENCH_PARTS="$(BENCH_PARTS)" MAKE="$(BENCH_MAKE)" bench/run.sh $(KVER)
+	BENCH_PARTS="$(BENCH_PARTS)" BENCH_LIFETIME_V6=$(BENCH_LIFETIME_V6) \
+	MAKE="$(BENCH_MAKE)" bench/run.sh $(KVER)
 
 help-bench:
 	@echo "make bench [KVER=...]   the demo repeated, hook cost (-icount), BPF alternative,"
-	@echo "                        memory of $(BENCH_CONNS) connections; results and chart in"
+	@echo "                        memory of $(BENCH_CONNS) connections, throughput over a"
+	@echo "                        connection's life (lifetime.md); results and chart in"
 	@echo "                        $(BENCH_OUT) (BENCH_RUNS=$(BENCH_RUNS), BENCH_SECONDS=$(BENCH_SECONDS),"
 	@echo "                        BENCH_PARTS='$(BENCH_PARTS)', BENCH_STRICT=1: fail on a missed target)"
 
