@@ -128,6 +128,40 @@ else
 	done
 fi
 
+# results_table KVER...: build/results/check.md, one header line (date,
+# commit, machine, which tests) and one row per kernel, for docs/results/.
+results_table() {
+	local kver summary key n p f k secs commit tests
+	commit=$(git -C "$RCVFIX_REPO" rev-parse --short HEAD 2> /dev/null || echo unknown)
+	git -C "$RCVFIX_REPO" diff --quiet HEAD 2> /dev/null || commit+=" (with uncommitted changes)"
+	tests=${RCVFIX_TESTS:-all}
+	[[ -z ${RCVFIX_APPEND:-} ]] || tests+=", $RCVFIX_APPEND"
+	mkdir -p "$RCVFIX_BUILD/results"
+	{
+		echo "Recorded $(date -u +%Y-%m-%dT%H:%MZ) by vm/check.sh (make check; tests: $tests) at commit $commit on a $(nproc)-CPU $(uname -m) host, $(qemu-system-x86_64 --version 2> /dev/null | head -n 1 | sed 's/ (.*//'), TCG thread=single."
+		echo
+		echo "| kernel | passed | failed | skipped | guest time (s) |"
+		echo "|---|---|---|---|---|"
+		for kver in "$@"; do
+			summary=$RCVFIX_BUILD/$kver/logs/summary
+			p=- f=- k=- secs=-
+			if [[ -r $summary ]]; then
+				while read -r key n; do
+					case $key in
+					passed) p=$n ;; failed) f=$n ;;
+					skipped) k=$n ;; seconds) secs=$n ;;
+					esac
+				done < "$summary"
+			else
+				f="did not finish"
+			fi
+			echo "| $kver | $p | $f | $k | $secs |"
+		done
+	} > "$RCVFIX_BUILD/results/check.md"
+}
+results_table "$@"
+
 echo "== all done in $((SECONDS - start))s, kernels: $*"
+echo "== results table: $RCVFIX_BUILD/results/check.md"
 echo "$pass passed, $fail failed$( ((skip == 0)) || echo ", $skip skipped")"
 ((fail == 0))
