@@ -78,23 +78,28 @@ xfer() {
 
 # CELLS: NAME|DIR|SERVER_ARGS|CLIENT_ARGS|ADDR, NAME P.WHERE (P: tcp,
 # mptcp; tcp6, mptcp6 over IPv6); DIR dl: the client receives (the server
-# sends), ul: the server receives.
-CELLS=()
-for f in "${families[@]}"; do
-	for p in tcp mptcp; do
-		[[ $p == tcp ]] && opt= || opt=-m
-		((mptcp)) || [[ $p == tcp ]] || continue
-		d="-s $BYTES" r="-r $REQ" srv=${ADDR[$f]}
-		[[ $f == 4 ]] || p+=$f
-		CELLS+=("$p.none_dl|dl|$opt $d|$opt|$srv"
-			"$p.none_ul|ul|$opt|$opt $d|$srv"
-			"$p.cli|dl|$opt $d|$opt $r|$srv"
-			"$p.est|dl|$opt $d|$opt -w conn $r|$srv"
-			"$p.bind|ul|$opt $r|$opt $d|$srv"
-			"$p.listen|ul|$opt -w listen $r|$opt $d|$srv"
-			"$p.acc|ul|$opt -w conn $r|$opt $d|$srv")
+# sends), ul: the server receives. build_cells REQ BYTES: SO_RCVBUF REQ,
+# BYTES transferred.
+build_cells() {
+	local f p opt d r srv
+	CELLS=()
+	for f in "${families[@]}"; do
+		for p in tcp mptcp; do
+			[[ $p == tcp ]] && opt= || opt=-m
+			((mptcp)) || [[ $p == tcp ]] || continue
+			d="-s $2" r="-r $1" srv=${ADDR[$f]}
+			[[ $f == 4 ]] || p+=$f
+			CELLS+=("$p.none_dl|dl|$opt $d|$opt|$srv"
+				"$p.none_ul|ul|$opt|$opt $d|$srv"
+				"$p.cli|dl|$opt $d|$opt $r|$srv"
+				"$p.est|dl|$opt $d|$opt -w conn $r|$srv"
+				"$p.bind|ul|$opt $r|$opt $d|$srv"
+				"$p.listen|ul|$opt -w listen $r|$opt $d|$srv"
+				"$p.acc|ul|$opt -w conn $r|$opt $d|$srv")
+		done
 	done
-done
+}
+build_cells "$REQ" "$BYTES"
 
 # run TAG RMAX: every cell, rmem_max set to RMAX.
 run() {
@@ -102,8 +107,9 @@ run() {
 	echo "$2" > /proc/sys/net/core/rmem_max
 	for c in "${CELLS[@]}"; do
 		IFS='|' read -r name dir sa ca srv <<< "$c"
-		# "no SO_RCVBUF" needs no second run with the module
-		[[ $1 == fixed* && $name == *none* ]] && continue
+		# "no SO_RCVBUF" needs no second run with the module, and a
+		# locked buffer is compared with stock only
+		[[ ($1 == fixed* || $1 == *locked) && $name == *none* ]] && continue
 		xfer "$1" "$name" "$dir" "$sa" "$ca" "$srv" || return 1
 	done
 }
@@ -162,5 +168,29 @@ for sysctls in raised default; do
 done
 check_eq "rcvfix enabled: unlocked (accepted, raised)" 0 \
 	"$(kv lock "${R[fixed-raised,tcp.acc]}")"
+
+# A request the rule locks (SO_RCVBUF 32768: a 65536-byte buffer, below
+# tcp_rmem[1]) runs stock's code: as fast as stock, within TCG's noise
+# (0.6-1.6 x), and locked. 1 MB each (a 32 KB window: about 1.6 s).
+# check-all (or TESTS=23) only.
+if (check_all_only "locked cells" > /dev/null); then
+	build_cells 32768 1048576
+	rcvfix_enable 0 "$cns"
+	rcvfix_enable 0 "$sns"
+	run stock-locked "${RMAX[default]}" || done_testing
+	rcvfix_enable 1 "$cns"
+	rcvfix_enable 1 "$sns"
+	run fixed-locked "${RMAX[default]}" || done_testing
+	for c in "${CELLS[@]}"; do
+		IFS='|' read -r name dir sa ca srv <<< "$c"
+		[[ $name == *none* ]] && continue
+		stock_ms=$(ms stock-locked "$name") fixed_ms=$(ms fixed-locked "$name")
+		check "$name, locked: $fixed_ms ms within 0.6-1.6 x stock's $stock_ms" \
+			test $((10 * fixed_ms)) -ge $((6 * stock_ms)) -a \
+			$((10 * fixed_ms)) -le $((16 * stock_ms))
+		check_eq "$name, locked: locked with rcvfix enabled" 2 \
+			$(($(kv lock "${R[fixed-locked,$name]}") & 2))
+	done
+fi
 
 done_testing
