@@ -71,7 +71,7 @@ static void rcvfix_proto_set_rcvbuf(struct sock *sk, struct socket *sock)
  * clamp is left alone: it caps the window scale chosen at connect time.
  * The socket is locked by the caller (or bh-locked on its receive path).
  */
-void rcvfix_tcp_clamp_follow(struct sock *sk)
+static __always_inline void rcvfix_clamp_follow(struct sock *sk)
 {
 	struct tcp_sock *tp;
 	int win;
@@ -84,6 +84,12 @@ void rcvfix_tcp_clamp_follow(struct sock *sk)
 	win = tcp_win_from_space(sk, sk->sk_rcvbuf);
 	if (tp->window_clamp && win > (int)tp->window_clamp)
 		WRITE_ONCE(tp->window_clamp, win);
+}
+
+/* The same for mptcp.c; kept inline on the setsockopt() path above. */
+void rcvfix_tcp_clamp_follow(struct sock *sk)
+{
+	rcvfix_clamp_follow(sk);
 }
 
 /*
@@ -113,7 +119,7 @@ void rcvfix_set_rcvbuf(struct sock *sk, int val, enum rcvfix_path path)
 	outcome = rcvfix_rcvbuf_rule(&req, &size);
 	if (outcome == RCVFIX_LOCK_AVOIDED) {
 		WRITE_ONCE(sk->sk_rcvbuf, size);
-		rcvfix_tcp_clamp_follow(sk);
+		rcvfix_clamp_follow(sk);
 	} else {
 		sk->sk_userlocks |= SOCK_RCVBUF_LOCK;
 		WRITE_ONCE(sk->sk_rcvbuf, size);
