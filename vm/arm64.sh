@@ -247,7 +247,7 @@ kbuild() {
 }
 
 check() {
-	local kver pass=0 fail=0 skip=0 key n start=$SECONDS
+	local kver pass=0 fail=0 skip=0 start=$SECONDS
 	deps
 	root
 	progs
@@ -259,18 +259,7 @@ check() {
 	for kver in "$@"; do
 		rm -f "$RCVFIX_BUILD/$kver/logs/summary"
 		"${nice[@]}" "$HARNESS/vm.sh" test "$kver" || true
-		if [[ ! -r $RCVFIX_BUILD/$kver/logs/summary ]]; then
-			fail=$((fail + 1))
-			echo "not ok - $kver: the harness did not finish"
-			continue
-		fi
-		while read -r key n; do
-			case $key in
-			passed) pass=$((pass + n)) ;;
-			failed) fail=$((fail + n)) ;;
-			skipped) skip=$((skip + n)) ;;
-			esac
-		done < "$RCVFIX_BUILD/$kver/logs/summary"
+		count_summary "$kver"
 	done
 	echo "== arm64 done in $((SECONDS - start))s, kernels: $*"
 	echo "$pass passed, $fail failed$( ((skip == 0)) || echo ", $skip skipped")"

@@ -75,23 +75,6 @@ for kver in "$@"; do
 	echo "   $kver: $(kernel_origin "$kver")"
 done
 
-# count_summary KVER: add a guest's summary to the totals.
-count_summary() {
-	local summary=$RCVFIX_BUILD/$1/logs/summary key n
-	if [[ ! -r $summary ]]; then
-		fail=$((fail + 1))
-		echo "not ok - $1: the harness did not finish (see messages above)"
-		return
-	fi
-	while read -r key n; do
-		case $key in
-		passed) pass=$((pass + n)) ;;
-		failed) fail=$((fail + n)) ;;
-		skipped) skip=$((skip + n)) ;;
-		esac
-	done < "$summary"
-}
-
 # Each guest is one TCG thread (vm.sh), so guests run side by side, one per
 # host CPU (RCVFIX_JOBS=N to choose); each one's output is shown whole, in
 # the order of the kernels, once it is done. RCVFIX_JOBS=1 streams it.
@@ -131,7 +114,7 @@ fi
 # results_table KVER...: build/results/check.md, one header line (date,
 # commit, machine, which tests) and one row per kernel, for docs/results/.
 results_table() {
-	local kver summary key n p f k secs commit tests
+	local kver commit tests
 	commit=$(git -C "$RCVFIX_REPO" rev-parse --short HEAD 2> /dev/null || echo unknown)
 	git -C "$RCVFIX_REPO" diff --quiet HEAD 2> /dev/null || commit+=" (with uncommitted changes)"
 	tests=${RCVFIX_TESTS:-all}
@@ -143,19 +126,11 @@ results_table() {
 		echo "| kernel | passed | failed | skipped | guest time (s) |"
 		echo "|---|---|---|---|---|"
 		for kver in "$@"; do
-			summary=$RCVFIX_BUILD/$kver/logs/summary
-			p=- f=- k=- secs=-
-			if [[ -r $summary ]]; then
-				while read -r key n; do
-					case $key in
-					passed) p=$n ;; failed) f=$n ;;
-					skipped) k=$n ;; seconds) secs=$n ;;
-					esac
-				done < "$summary"
+			if read_summary "$kver"; then
+				echo "| $kver | $sum_passed | $sum_failed | $sum_skipped | $sum_seconds |"
 			else
-				f="did not finish"
+				echo "| $kver | - | did not finish | - | - |"
 			fi
-			echo "| $kver | $p | $f | $k | $secs |"
 		done
 	} > "$RCVFIX_BUILD/results/check.md"
 }

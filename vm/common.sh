@@ -12,3 +12,33 @@ source "$HARNESS/kernel-log.sh"
 
 msg() { echo "rcvfix-harness: $*" >&2; }
 die() { echo "rcvfix-harness: error: $*" >&2; exit 2; }
+
+# read_summary KVER: the guest's build/KVER/logs/summary (written by vm.sh)
+# into sum_passed, sum_failed, sum_skipped and sum_seconds; false if there
+# is none (the guest did not finish).
+read_summary() {
+	local summary=$RCVFIX_BUILD/$1/logs/summary key n
+	sum_passed=0 sum_failed=0 sum_skipped=0 sum_seconds=-
+	[[ -r $summary ]] || return 1
+	while read -r key n; do
+		case $key in
+		passed) sum_passed=$n ;;
+		failed) sum_failed=$n ;;
+		skipped) sum_skipped=$n ;;
+		seconds) sum_seconds=$n ;;
+		esac
+	done < "$summary"
+}
+
+# count_summary KVER: add a guest's summary to the caller's pass, fail and
+# skip; a guest that did not finish counts as one failure.
+count_summary() {
+	if ! read_summary "$1"; then
+		fail=$((fail + 1))
+		echo "not ok - $1: the harness did not finish (see messages above)"
+		return
+	fi
+	pass=$((pass + sum_passed))
+	fail=$((fail + sum_failed))
+	skip=$((skip + sum_skipped))
+}
