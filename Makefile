@@ -27,8 +27,11 @@ ifneq ($(filter command line environment,$(origin KVER)),)
 KVERS := $(KVER)
 endif
 KVER ?= $(firstword $(KVERS))
-# PREEMPT_RT flavours of the same kernels, added by check-all.
-KVERS_RT = $(patsubst %-amd64,%-rt-amd64,$(filter-out %-rt-amd64,$(KVERS)))
+# PREEMPT_RT and cloud flavours of the same kernels, added by check-all
+# (cloud: what Debian's cloud images boot; no 9p, the guest takes virtiofs).
+kvers_generic = $(filter-out %-rt-amd64 %-cloud-amd64,$(KVERS))
+KVERS_RT = $(patsubst %-amd64,%-rt-amd64,$(kvers_generic))
+KVERS_CLOUD = $(patsubst %-amd64,%-cloud-amd64,$(kvers_generic))
 
 # Headers to build module/rcvfix.ko against with plain `make`; on a real host
 # pass KDIR=/lib/modules/$(uname -r)/build.
@@ -101,7 +104,7 @@ check: deps tools progs $(addprefix kbuild-,$(KVERS))
 # The same on the PREEMPT_RT flavours too, and on the kernels built in
 # chroots (mk/chroot.mk): the newest ABI of each of their lines.
 check-all:
-	@ks="$(KVERS) $(KVERS_RT)"; \
+	@ks="$(KVERS) $(KVERS_RT) $(KVERS_CLOUD)"; \
 	for l in $(CHROOT_LINES); do \
 		k=$$($(CHROOT_KERNEL) prepare $${l/\// }) || exit 2; ks+=" $$k"; \
 	done; \
@@ -130,7 +133,7 @@ help-core:
 	@echo "make [KDIR=...]         module/rcvfix.ko (default KDIR: headers of $(KVER)) and tools"
 	@echo "make deps               install every Debian package needed (idempotent)"
 	@echo "make check [KVER=...]   unit tests, then the guest suite on: $(KVERS)"
-	@echo "make check-all          the same plus: $(KVERS_RT) $(KVERS_NEWEST)"
+	@echo "make check-all          the same plus: $(KVERS_RT) $(KVERS_CLOUD) $(KVERS_NEWEST)"
 	@echo "                        $(KVER_510) $(KVER_510_RT) (newest ABIs, asked first)"
 	@echo "make vm-shell [KVER=...] [CMD='...']   guest shell, or run CMD in the guest"
 	@echo "make clean"

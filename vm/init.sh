@@ -1,10 +1,11 @@
 #!/bin/busybox sh
 # SPDX-License-Identifier: GPL-2.0
-# PID 1 of the harness initramfs (built by mkinitramfs.sh): loads the 9p
-# modules, mounts the host's / read-only with tmpfs on /tmp and /run, mounts
-# the repository at its host path, then hands over to tests/guest/run.sh.
-# Kernel command line: rcvfix_repo=<repo path> (becomes our environment),
-# rcvfix_moddir=, rcvfix_tty_alias= (optional, from vm.sh).
+# PID 1 of the harness initramfs (built by mkinitramfs.sh): loads the 9p or
+# virtiofs modules, mounts the host's / read-only with tmpfs on /tmp and /run,
+# mounts the repository at its host path, then hands over to
+# tests/guest/run.sh. Kernel command line: rcvfix_repo=<repo path> (becomes
+# our environment), rcvfix_root_fs=9p|virtiofs, rcvfix_moddir=,
+# rcvfix_tty_alias= (optional, from vm.sh).
 
 /bin/busybox --install -s /bin
 export PATH=/bin
@@ -20,28 +21,33 @@ mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 
 for m in /modules/*.ko; do
+	[ -e "$m" ] || continue	# all built in (6.12 cloud)
 	insmod "$m" || fail "insmod $m"
 done
 
-opts=trans=virtio,version=9p2000.L,ro,msize=512000,cache=loose
-mount9p() {	# mount9p TAG DIR: retry while the virtio device is probed
+if [ "$rcvfix_root_fs" = virtiofs ]; then
+	fs=virtiofs opts=ro
+else
+	fs=9p opts=trans=virtio,version=9p2000.L,ro,msize=512000,cache=loose
+fi
+mount_share() {	# mount_share TAG DIR: retry while the virtio device is probed
 	local i
 	for i in 1 2 3 4 5 6 7 8 9 10; do
-		mount -t 9p -o "$opts" "$1" "$2" 2> /dev/null && return 0
+		mount -t $fs -o "$opts" "$1" "$2" 2> /dev/null && return 0
 		sleep 0.2
 	done
-	mount -t 9p -o "$opts" "$1" "$2"
+	mount -t $fs -o "$opts" "$1" "$2"
 }
 
 [ -n "$rcvfix_repo" ] || fail "no rcvfix_repo= on the kernel command line"
-mount9p hostroot /newroot || fail "cannot mount the host root over 9p"
+mount_share hostroot /newroot || fail "cannot mount the host root over $fs"
 mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs /newroot/tmp ||
 	fail "cannot mount /tmp"
 mount -t tmpfs -o mode=755,nosuid,nodev tmpfs /newroot/run ||
 	fail "cannot mount /run"
 # The repository may live under the host's /tmp, now hidden: mount it again.
 mkdir -p "/newroot$rcvfix_repo" 2> /dev/null
-mount9p repo "/newroot$rcvfix_repo" || fail "cannot mount the repository"
+mount_share repo "/newroot$rcvfix_repo" || fail "cannot mount the repository"
 # A kernel unpacked from packages (vm.sh: rcvfix_moddir=) brings its modules
 # folder: bind it over /lib/modules/<release>, on a tmpfs if the host has none.
 if [ -n "$rcvfix_moddir" ]; then

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # Builds the harness initramfs for one kernel: static busybox, init.sh, and
-# the modules that kernel needs to mount the host's root over virtio-9p, in
-# the load order computed from its modules.dep (built-in ones are skipped).
+# the modules that kernel needs to mount the host's root over virtio-9p or
+# virtiofs (guest_root_fs), in the load order computed from its modules.dep
+# (built-in ones are skipped).
 #
 # Usage: mkinitramfs.sh KVER OUTPUT.cpio
 set -euo pipefail
@@ -21,8 +22,12 @@ busybox=${RCVFIX_BUSYBOX:-/bin/busybox}
 
 # Modules whose drivers the guest needs before it has a root filesystem;
 # RCVFIX_INITRAMFS_EXTRA: more (word-split), e.g. virtio_console (vm/arm64.sh).
+case $(guest_root_fs "$moddir") in
+9p) wanted=(virtio_pci 9pnet_virtio 9p) ;;
+virtiofs) wanted=(virtio_pci virtiofs) ;;
+esac
 # shellcheck disable=SC2206
-wanted=(virtio_pci 9pnet_virtio 9p ${RCVFIX_INITRAMFS_EXTRA:-})
+wanted+=(${RCVFIX_INITRAMFS_EXTRA:-})
 
 declare -A dep_of=() path_of=() builtin=() done_=()
 order=()

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# Boots one Debian kernel under QEMU (host / shared read-only over 9p) and runs
+# Boots one Debian kernel under QEMU (host / shared read-only over 9p, or over
+# virtiofs for a kernel without 9p, such as Debian's cloud flavour) and runs
 # tests/guest/run.sh in it: the test suite, an interactive shell or one
 # command. Enforces the guest timeout and fails the run on bad kernel-log
 # lines (kernel-log.sh) on the console, naming the test that was running.
@@ -17,6 +18,7 @@
 #   RCVFIX_VERBOSE=1      print every TAP comment, not only after failures
 #   RCVFIX_APPEND         extra kernel command line
 #   RCVFIX_QEMU_OPTS      extra QEMU options (word-split)
+#   RCVFIX_ROOT_FS        9p or virtiofs (default: 9p if the kernel has it)
 # A kernel of another architecture (vm/arm64.sh) sets in build/KVER/kernel.env:
 #   RCVFIX_QEMU_BIN       the QEMU system emulator (qemu-system-x86_64)
 #   RCVFIX_QEMU_MACHINE   machine options (word-split; none)
@@ -89,6 +91,8 @@ rm -f "$console" "$results"
 : > "$console"
 : > "$results"
 
+root_fs=$(guest_root_fs "${RCVFIX_MODDIR:-/lib/modules/$kver}")
+export RCVFIX_ROOT_FS=$root_fs
 mods=$("$HARNESS/mkinitramfs.sh" "$kver" "$kbuild/initramfs.cpio")
 [[ -z ${RCVFIX_VERBOSE:-} ]] || msg "initramfs modules for $kver: ${mods:-none}"
 
@@ -110,7 +114,7 @@ envfile=$kbuild/run/$mode.env
 
 append="console=$console_dev,115200 loglevel=5 printk.devkmsg=on log_buf_len=1M"
 append+=" panic=-1 oops=panic panic_on_warn=1"
-append+=" rcvfix_repo=$RCVFIX_REPO rcvfix_env=$envfile"
+append+=" rcvfix_repo=$RCVFIX_REPO rcvfix_env=$envfile rcvfix_root_fs=$root_fs"
 append+="${RCVFIX_MODDIR:+ rcvfix_moddir=$RCVFIX_MODDIR}"
 # run.sh speaks to ttyS0 (shell) and ttyS1 (results): init.sh links them to
 # the devices of a board without a second UART.
@@ -128,13 +132,70 @@ else
 	# stock guest with no rcvfix loaded. The guest still has 2 CPUs.
 	accel=(-accel tcg,thread=single -cpu max)
 fi
-virtfs=security_model=none,readonly=on,multidevs=remap
+qpid=
+stop_qemu() {
+	[[ -n $qpid ]] || return 0
+	kill "$qpid" 2> /dev/null || return 0
+	sleep 2
+	kill -KILL "$qpid" 2> /dev/null || true
+}
+# virtiofsd ends when QEMU disconnects; this covers a QEMU that never came.
+virtiofsd_pids=()
+stop_virtiofsd() {
+	local p
+	for p in "${virtiofsd_pids[@]}"; do
+		kill "$p" 2> /dev/null || true
+	done
+	virtiofsd_pids=()
+}
+trap 'stop_qemu; stop_virtiofsd; exit 130' INT TERM HUP
+trap 'stop_qemu; stop_virtiofsd' EXIT
+
 # shellcheck disable=SC2206
 qemu=("$qemu_bin" ${RCVFIX_QEMU_MACHINE:-} "${accel[@]}" -m 1024 -smp 2
 	-nodefaults -no-reboot -display none
-	-kernel "$vmlinuz" -initrd "$kbuild/initramfs.cpio" -append "$append"
-	-virtfs "local,path=$guest_root,mount_tag=hostroot,$virtfs"
-	-virtfs "local,path=$RCVFIX_REPO,mount_tag=repo,$virtfs")
+	-kernel "$vmlinuz" -initrd "$kbuild/initramfs.cpio" -append "$append")
+# The two read-only shares: the guest's / and the repository.
+shares=("hostroot:$guest_root" "repo:$RCVFIX_REPO")
+if [[ $root_fs == 9p ]]; then
+	virtfs=security_model=none,readonly=on,multidevs=remap
+	for s in "${shares[@]}"; do
+		qemu+=(-virtfs "local,path=${s#*:},mount_tag=${s%%:*},$virtfs")
+	done
+else
+	# virtiofs: one QEMU virtiofsd per share, in a mount namespace of its
+	# own where the shared folder is a read-only bind (virtiofsd has no
+	# read-only mode); guest memory must be shared with them.
+	virtiofsd=/usr/lib/qemu/virtiofsd
+	[[ -x $virtiofsd ]] ||
+		die "$virtiofsd missing: install qemu-system-common (make deps)"
+	qemu+=(-object memory-backend-memfd,id=mem,size=1024M,share=on
+		-numa node,memdev=mem)
+	for s in "${shares[@]}"; do
+		tag=${s%%:*}
+		sock=$kbuild/run/$mode-$tag.sock
+		ro=$kbuild/run/$mode-$tag.ro
+		rm -f "$sock"
+		mkdir -p "$ro"
+		unshare -m --propagation private sh -c \
+			'mount --bind "$1" "$2" && mount -o remount,bind,ro "$2" &&
+			exec "$3" --socket-path="$4" -o source="$2" -o cache=always \
+				-o sandbox=chroot -o log_level=err' \
+			virtiofsd "${s#*:}" "$ro" "$virtiofsd" "$sock" \
+			< /dev/null >> "$logs/virtiofsd.log" 2>&1 &
+		virtiofsd_pids+=($!)
+		qemu+=(-chardev "socket,id=vfs-$tag,path=$sock"
+			-device "vhost-user-fs-pci,chardev=vfs-$tag,tag=$tag")
+	done
+	for s in "${shares[@]}"; do
+		sock=$kbuild/run/$mode-${s%%:*}.sock
+		for _ in $(seq 50); do
+			[[ -S $sock ]] && break
+			sleep 0.1
+		done
+		[[ -S $sock ]] || die "virtiofsd did not start (see $logs/virtiofsd.log)"
+	done
+fi
 # shellcheck disable=SC2206
 qemu+=(${RCVFIX_QEMU_OPTS:-})
 # The results channel: QEMU options that write it to $results.
@@ -186,15 +247,6 @@ read_new() {
 	done <<< "$data"
 }
 
-qpid=
-stop_qemu() {
-	[[ -n $qpid ]] || return 0
-	kill "$qpid" 2> /dev/null || return 0
-	sleep 2
-	kill -KILL "$qpid" 2> /dev/null || true
-}
-trap 'stop_qemu; exit 130' INT TERM HUP
-trap stop_qemu EXIT
 
 # run_guest HANDLER: boot, follow, enforce the timeout. Sets qemu_rc, timed_out.
 run_guest() {
