@@ -9,6 +9,7 @@
 #
 # Environment: PKG_KVERS   guest kernels (default: supported ones with headers)
 #              PKG_GUEST=0 skip the guest boots
+#              DEB_ARCHES  architectures of rcvfix-tools (deb.sh; amd64 arm64)
 # Output: TAP lines, timings, and a closing "N passed, M failed" line.
 set -uo pipefail
 # shellcheck source-path=SCRIPTDIR source=common.sh
@@ -205,6 +206,12 @@ check "deb: rcvfix-tools ships both tools and their man pages" \
 		dpkg-deb -c '$tools_deb' | grep -q ' ./usr/bin/rcvfix-bench$' &&
 		dpkg-deb -c '$tools_deb' | grep -q ' ./usr/share/man/man8/rcvfixctl.8.gz$' &&
 		dpkg-deb -c '$tools_deb' | grep -q ' ./usr/share/man/man1/rcvfix-bench.1.gz$'"
+# make deb builds rcvfix-tools for each of DEB_ARCHES (cross-built but the
+# host's): each holds programs of its own architecture, as file(1) reads them.
+for a in ${DEB_ARCHES:-amd64 arm64}; do
+	check "deb: rcvfix-tools_${VERSION}_$a.deb holds $a programs only (file)" \
+		deb_elf_check "$OUT/rcvfix-tools_${VERSION}_$a.deb" "$a"
+done
 
 # Every long option of --help is in the man page.
 bin=$OUT/rcvfix-$VERSION/debian/tools-build

@@ -73,3 +73,41 @@ pkg_installed() {
 	st=$(dpkg-query -W -f='${db:Status-Status}' "$1" 2> /dev/null) || return 1
 	[[ -n $st && $st != not-installed && $st != config-files ]]
 }
+
+# deb_elf_check DEB ARCH: every ELF file in DEB is a program for the Debian
+# architecture ARCH, as file(1) reads it. Prints "N ELF files, all MACHINE"
+# and returns 0, else prints each wrong file (or that there is no ELF file,
+# or that ARCH is not one it knows) and returns 1.
+deb_elf_check() {
+	local deb=$1 arch=$2 want dir f desc n=0 bad=0
+	case $arch in
+	amd64) want='x86-64' ;;
+	arm64) want='ARM aarch64' ;;
+	*)
+		echo "$deb: no ELF machine known for $arch (amd64, arm64)"
+		return 1
+		;;
+	esac
+	dir=$(mktemp -d "${TMPDIR:-/tmp}/rcvfix-deb-elf.XXXXXX") || return 1
+	if ! dpkg-deb -x "$deb" "$dir"; then
+		rm -rf "$dir"
+		echo "$deb: dpkg-deb -x failed"
+		return 1
+	fi
+	while IFS= read -r -d '' f; do
+		desc=$(file -b "$f")
+		[[ $desc == ELF* ]] || continue
+		n=$((n + 1))
+		if [[ $desc != *", $want,"* ]]; then
+			echo "${f#"$dir"}: $desc: not $want, the machine of $arch"
+			bad=1
+		fi
+	done < <(find "$dir" -type f -print0)
+	rm -rf "$dir"
+	if ((n == 0)); then
+		echo "$deb: no ELF file in it"
+		return 1
+	fi
+	((bad == 0)) && echo "$n ELF files, all $want"
+	return $bad
+}
