@@ -7,22 +7,39 @@
 
 DEB_CHECK += containernetworking-plugins podman crun conmon umoci skopeo \
 	busybox-static python3-yaml
-KMOD_IMAGE_DEBS := umoci skopeo busybox-static kmod
+KMOD_IMAGE_DEBS := umoci skopeo busybox-static kmod binutils
 
 # build/kmod-image/rcvfix-kmod-<kver>.tar (OCI archive, tag <kver> with '+'
-# made '_').
+# made '_', platform the kernel's architecture).
 KMOD_IMAGE_DIR := $(BUILD)/kmod-image
 kmod_image_of = $(KMOD_IMAGE_DIR)/rcvfix-kmod-$(1).tar
 KMOD_IMAGE_TARGETS := $(sort $(addprefix kmod-image-,$(KVERS) $(KVER)))
+# An arm64 kernel (KVER=6.1.0-57-arm64, 6.12.117+deb12-arm64): vm/arm64.sh
+# unpacks it and cross-builds rcvfix.ko for it (mk/arm64.mk), the image's cp
+# is busybox-static:arm64 unpacked where vm/arm64.sh root puts it (no arm64
+# root needed), and the image is arm64.
+KMOD_IMAGE_ARM64 := $(filter kmod-image-%-arm64,$(KMOD_IMAGE_TARGETS))
+ARM64_BUSYBOX := $(BUILD)/arm64/busybox
 
 deps-kmod-image:
 	@$(HARNESS)/deps.sh $(KMOD_IMAGE_DEBS)
 
 kmod-image: kmod-image-$(KVER)
 
-$(KMOD_IMAGE_TARGETS): kmod-image-%: kbuild-% | deps-kmod-image
+$(filter-out $(KMOD_IMAGE_ARM64),$(KMOD_IMAGE_TARGETS)): kmod-image-%: kbuild-% | deps-kmod-image
 	@packaging/kmod-image.sh $* $(BUILD)/$*/module/rcvfix.ko \
 		$(call kmod_image_of,$*) > /dev/null
+
+$(KMOD_IMAGE_ARM64): kmod-image-%: | deps-kmod-image
+	@$(ARM64) deps && $(ARM64) prepare $* && $(ARM64) kbuild $*
+	@bb=$(ARM64_BUSYBOX); [ -x $$bb/bin/busybox ] || { \
+		rm -rf $$bb $$bb.debs && mkdir -p $$bb.debs && \
+		(cd $$bb.debs && apt-get -q download busybox-static:arm64) && \
+		dpkg-deb -x $$bb.debs/busybox-static_*_arm64.deb $$bb; } || \
+		{ echo "busybox-static:arm64 did not unpack into $$bb (vm/arm64.sh deps adds the arm64 architecture)" >&2; exit 1; }
+	@packaging/kmod-image.sh $* $(BUILD)/$*/module/rcvfix.ko \
+		$(call kmod_image_of,$*) $(ARM64_BUSYBOX)/bin/busybox \
+		"$$(. $(BUILD)/$*/kernel.env && echo "$$RCVFIX_MODDIR")" > /dev/null
 
 # tests/guest/74-kmod-image.t unpacks and loads the image of its kernel.
 check: $(addprefix kmod-image-,$(KVERS))
@@ -34,6 +51,7 @@ check-all: export RCVFIX_APPEND := $(RCVFIX_APPEND) rcvfix_suite=all
 
 help-containers:
 	@echo "make kmod-image [KVER=...]   OCI archive for KMM: build/kmod-image/rcvfix-kmod-KVER.tar"
+	@echo "                        (an arm64 KVER, e.g. 6.1.0-57-arm64: an arm64 image, cross-built)"
 	@echo "                        (see deploy/kubernetes/README.md)"
 
 .PHONY: deps-kmod-image kmod-image $(KMOD_IMAGE_TARGETS) help-containers

@@ -50,12 +50,19 @@ def project_facts():
     dkms = dict(re.findall(r'^(PACKAGE_NAME|PACKAGE_VERSION)="([^"]*)"',
                            read("dkms.conf"), re.M))
     # The tested pins: 6.1 and 6.12 in the Makefile, 7.x in the chroot
-    # harness (its "newest" line).
+    # harness (its "newest" line); arm64: 6.1 and 6.12 in vm/arm64.sh, 7.x
+    # in the chroot harness once it has an arm64 pin.
     mk = read("Makefile")
     chroot = read("vm", "chroot-kernel.sh")
+    arm64 = read("vm", "arm64.sh")
     kernels = [re.search(r"\),(6\.1\.0-[0-9]+-amd64)\)", mk).group(1),
                re.search(r"^KVER_612_PIN := (\S+)", mk, re.M).group(1),
-               re.search(r"pin=\(\[amd64\]=(7\.\S+-amd64)", chroot).group(1)]
+               re.search(r"pin=\(\[amd64\]=(7\.\S+-amd64)", chroot).group(1),
+               re.search(r"^PIN_61=(6\.1\.0-[0-9]+-arm64)$", arm64,
+                         re.M).group(1),
+               re.search(r"^PIN_612=(6\.12\.\S+-arm64)$", arm64,
+                         re.M).group(1)]
+    kernels += re.findall(r"\[arm64\]=(7\.\S+-arm64)", chroot)
     params = set()
     for name in os.listdir(os.path.join(REPO, "module")):
         if name.endswith(".c"):
@@ -70,6 +77,11 @@ _PATH = r"[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*"
 IMAGE_REF = re.compile(r"^(?:%s(?:\.%s)*(?::[0-9]+)?/)?%s(?:/%s)*"
                        r"(?::[\w][\w.-]{0,127})?$"
                        % (_DOMAIN, _DOMAIN, _PATH, _PATH))
+
+
+def kernel_arch(kver):
+    """The Debian architecture a Debian kernel release ends in."""
+    return kver.rsplit("-", 1)[-1]
 
 
 def image_tag(kver):
@@ -166,7 +178,15 @@ def check_module(rel, items, facts):
             b = km.get("build") or c.get("build")
             if b:
                 check_build(w, b, cms)
+        check("%s: tested kernels of amd64 and arm64" % where,
+              {kernel_arch(k) for k in kernels} == {"amd64", "arm64"},
+              str(kernels))
         for kver in kernels:
+            arch = kernel_arch(kver)
+            sel = spec.get("selector") or {}
+            check("%s: spec.selector admits %s nodes (kernel %s)" %
+                  (where, arch, kver),
+                  sel.get("kubernetes.io/arch", arch) == arch, str(sel))
             km = first_mapping(maps, kver)
             if not check("%s: a mapping for kernel %s" % (where, kver), km):
                 continue
@@ -181,6 +201,13 @@ def check_module(rel, items, facts):
                   (where, kver, image_tag(kver)),
                   image.rsplit(":", 1)[-1] == image_tag(kver))
             if km.get("build"):
+                # KMM's build pod takes build.selector, else the Module's:
+                # kaniko builds natively, so on a node of the kernel's arch.
+                bsel = km["build"].get("selector") or \
+                    spec.get("selector") or {}
+                check("%s: %s is built on %s nodes (build.selector)" %
+                      (where, kver, arch),
+                      bsel.get("kubernetes.io/arch") == arch, str(bsel))
                 args = {a["name"]: a["value"]
                         for a in km["build"].get("buildArgs") or []}
                 suite = "trixie" if "+deb13-" in kver else "bookworm"
