@@ -108,7 +108,8 @@ check-all:
 	for l in $(CHROOT_LINES); do \
 		k=$$($(CHROOT_KERNEL) prepare $${l/\// }) || exit 2; ks+=" $$k"; \
 	done; \
-	$(MAKE) --no-print-directory check KVERS="$$ks"
+	$(MAKE) --no-print-directory check KVERS="$$ks"; st=$$?; \
+	$(MAKE) --no-print-directory check-arm64-all || st=1; exit $$st
 
 # A guest with everything built: a shell, or CMD="..." run and powered off.
 vm-shell: deps tools progs kbuild-$(KVER)

@@ -1,15 +1,22 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # The arm64 line of the harness (`make check-arm64`): Debian 12's arm64
-# kernels under qemu-system-aarch64 (TCG). Owns the host packages it needs,
+# kernels under qemu-system-aarch64 (TCG); `make check-arm64-all` adds the
+# PREEMPT_RT flavour of 6.1 and Debian 13's newest 7.x arm64 kernel, whose
+# kbuild needs glibc 2.38 and gcc-14: vm/chroot-kernel.sh (line newest,
+# flavour arm64) fetches it and readies the Debian 13 chroot, where the
+# module is cross-built with that chroot's aarch64 gcc-14 and amd64
+# linux-kbuild. Owns the host packages it needs,
 # each kernel and its headers unpacked under build/KVER/unpacked (never into
 # the host's /boot or /lib/modules), the arm64 root build/arm64/root shared
 # as the guest's / over 9p, the module and test programs cross-built for it,
 # and build/KVER/kernel.env, which makes vm.sh boot that kernel.
 #
 # Usage: arm64.sh deps            host packages, arm64 architecture, binfmt
-#        arm64.sh kernels         the arm64 kernels to test (newest ABIs)
+#        arm64.sh kernels [rt]    the arm64 kernels to test (newest ABIs);
+#                                 rt: the PREEMPT_RT one (6.1 rt-arm64)
 #        arm64.sh prepare KVER    download and unpack KVER, write kernel.env
+#                                 (a 7.x KVER: chroot-kernel.sh prepare KVER)
 #        arm64.sh root            debootstrap the arm64 root (cached)
 #        arm64.sh progs           cross-build tests/progs into build/arm64/bin
 #        arm64.sh kbuild KVER     cross-build module/ and tests/kmod (W=1)
@@ -33,6 +40,9 @@ MIRROR=http://deb.debian.org/debian
 # Tested pins, used when the apt lists name no newer ABI of the line.
 PIN_61=6.1.0-57-arm64
 PIN_612=6.12.117+deb12-arm64
+PIN_61_RT=6.1.0-57-rt-arm64
+# Builds and fetches the kernels of other Debian releases (7.x: Debian 13).
+CHROOT=$HARNESS/chroot-kernel.sh
 SYSROOT=$ARM64/sysroot
 # What the root must hold for the guest suite (run.sh, lib.sh, the tests,
 # the BPF test programs' libraries).
@@ -43,7 +53,7 @@ SYSROOT_DEBS=(libbpf-dev:arm64 libbpf1:arm64 libelf-dev:arm64 libelf1:arm64
 	zlib1g-dev:arm64 zlib1g:arm64)
 nice=(nice -n "${RCVFIX_NICE:-19}")
 
-usage() { die "usage: arm64.sh deps|kernels|root|progs | prepare|kbuild KVER | check KVER..."; }
+usage() { die "usage: arm64.sh deps|kernels [rt]|root|progs | prepare|kbuild KVER | check KVER..."; }
 
 # --- host packages ---------------------------------------------------------
 
@@ -76,7 +86,12 @@ newest() {
 	echo "${k:-$3}"
 }
 
-kernels() {
+kernels() {	# kernels [rt]
+	if [[ ${1:-} == rt ]]; then
+		newest 6.1.0- '6\.1\.0-[0-9]+-rt-arm64' "$PIN_61_RT"
+		return
+	fi
+	[[ -z ${1:-} ]] || usage
 	echo "$(newest 6.1.0- '6\.1\.0-[0-9]+-arm64' "$PIN_61")" \
 		"$(newest 6.12. '6\.12\.[0-9]+\+deb12-arm64' "$PIN_612")"
 }
@@ -91,11 +106,21 @@ prepare() {
 	local kver=$1 out=$RCVFIX_BUILD/$1 un common kbuild v hv d vmlinuz
 	local moddir rel
 	un=$out/unpacked
-	if [[ ! -f $un/.done ]]; then
+	if [[ -n $("$CHROOT" line "$kver") ]]; then
+		# Another release's kernel: its chroot holds the headers and the
+		# cross toolchain; the image and modules are unpacked under
+		# build/LINE/KVER, named by the kernel.env it writes.
+		"${nice[@]}" "$CHROOT" prepare "$kver" > /dev/null ||
+			die "vm/chroot-kernel.sh prepare $kver failed (see above)"
+		# shellcheck source=/dev/null
+		vmlinuz=$(source "$out/kernel.env" && echo "$RCVFIX_VMLINUZ")
+		# shellcheck source=/dev/null
+		moddir=$(source "$out/kernel.env" && echo "$RCVFIX_MODDIR")
+	elif [[ ! -f $un/.done ]]; then
 		v=$(field "linux-headers-$kver" Version)
 		[[ -n $v ]] || die "the apt lists have no linux-headers-$kver for arm64 (arm64.sh deps)"
 		common=$(field "linux-headers-$kver" Depends |
-			grep -o 'linux-headers-[^ ,]*-common' | head -n 1)
+			grep -o 'linux-headers-[^ ,]*-common[^ ,]*' | head -n 1)
 		kbuild=$(field "linux-headers-$kver" Depends |
 			grep -o 'linux-kbuild-[^ ,]*' | head -n 1)
 		[[ -n $common && -n $kbuild ]] ||
@@ -129,10 +154,12 @@ prepare() {
 		done
 		touch "$un/.done"
 	fi
-	vmlinuz=$un/boot/vmlinuz-$kver
-	[[ -f $vmlinuz ]] || vmlinuz=$un/usr/lib/modules/$kver/vmlinuz
-	moddir=$un/lib/modules/$kver
-	[[ -d $moddir ]] || moddir=$un/usr/lib/modules/$kver
+	if [[ -z ${vmlinuz:-} ]]; then
+		vmlinuz=$un/boot/vmlinuz-$kver
+		[[ -f $vmlinuz ]] || vmlinuz=$un/usr/lib/modules/$kver/vmlinuz
+		moddir=$un/lib/modules/$kver
+		[[ -d $moddir ]] || moddir=$un/usr/lib/modules/$kver
+	fi
 	[[ -f $vmlinuz && -r $moddir/modules.dep ]] ||
 		die "$un: no vmlinuz or modules.dep for $kver"
 	# vm.sh sources this: boot the kernel on QEMU's arm64 "virt" board.
@@ -221,10 +248,17 @@ cross_make() {	# cross_make DIR [VAR=VALUE...]: DIR's programs into $BIN
 
 # kbuild KVER: module/ and tests/kmod into build/KVER; any compiler warning
 # at W=1 fails the build.
+# A kernel of another release (7.x) builds in its chroot (chroot-kernel.sh
+# make: build/KVER bound at the same path there).
 kbuild() {
-	local kver=$1 out=$RCVFIX_BUILD/$1 kdir log d
+	local kver=$1 out=$RCVFIX_BUILD/$1 kdir log d root= mk=(make)
 	kdir=$out/unpacked/usr/src/linux-headers-$kver
-	[[ -f $kdir/Makefile ]] || die "$kdir missing: arm64.sh prepare $kver"
+	if [[ -n $("$CHROOT" line "$kver") ]]; then
+		root=$("$CHROOT" root "$kver")
+		kdir=/usr/src/linux-headers-$kver
+		mk=("$CHROOT" make "$kver")
+	fi
+	[[ -f $root$kdir/Makefile ]] || die "$root$kdir missing: arm64.sh prepare $kver"
 	exec 9> "$out/.lock"
 	flock 9
 	log=$out/kbuild-w1.log
@@ -233,7 +267,7 @@ kbuild() {
 	"$HARNESS/sync-tree.sh" "$RCVFIX_REPO/tests/kmod" "$out/kmod"
 	for d in module kmod; do
 		msg "cross-building $d for $kver (W=1)"
-		env -u MAKEFLAGS -u MAKELEVEL "${nice[@]}" make --no-print-directory \
+		env -u MAKEFLAGS -u MAKELEVEL "${nice[@]}" "${mk[@]}" --no-print-directory \
 			-C "$kdir" M="$out/$d" ARCH=arm64 CROSS_COMPILE="$CROSS" W=1 \
 			modules >> "$log" 2>&1 ||
 			{ tail -n 30 "$log" >&2; die "kbuild of $d for $kver failed: $log"; }
@@ -270,7 +304,8 @@ check() {
 cmd=$1
 shift
 case $cmd in
-deps|kernels|root|progs) [[ $# -eq 0 ]] || usage; "$cmd" ;;
+deps|root|progs) [[ $# -eq 0 ]] || usage; "$cmd" ;;
+kernels) [[ $# -le 1 ]] || usage; kernels "$@" ;;
 prepare|kbuild) [[ $# -eq 1 ]] || usage; "$cmd" "$1" ;;
 check) [[ $# -ge 1 ]] || usage; check "$@" ;;
 *) usage ;;

@@ -17,9 +17,14 @@
 #        chroot-kernel.sh known LINE [FLAVOUR]  the release picked last, else
 #                                            the pin (no network)
 #        chroot-kernel.sh line KVER          the line of KVER, or nothing
+#        chroot-kernel.sh root KVER          the chroot that builds KVER
 #        chroot-kernel.sh dkms KVER          dkms in the chroot builds rcvfix
 #                                            for KVER, skips an older kernel
-# FLAVOUR: amd64 (default) or rt-amd64. Everything lives in build/LINE/
+# FLAVOUR: amd64 (default) or rt-amd64; on the newest line also arm64, for
+# vm/arm64.sh: the arm64 kernel, its headers unpacked into the chroot beside
+# the chroot's amd64 linux-kbuild of the same version, and the aarch64 cross
+# compiler (gcc-14) there; arm64.sh cross-builds and boots it. Everything
+# lives in build/LINE/
 # (cached; `rm -rf build/LINE` resets):
 #   chroot/       the chroot                 KVER/root/  the unpacked kernel
 #   kver[.FLAVOUR]  the release picked last  KVER/debs/  its packages
@@ -36,12 +41,14 @@ export LC_ALL=C
 mirror=${DEBIAN_MIRROR:-${NEWEST_MIRROR:-http://deb.debian.org/debian}}
 security=${DEBIAN_SECURITY_MIRROR:-http://deb.debian.org/debian-security}
 chroot_pkgs=(gcc binutils make libc6-dev)
+# The cross toolchain's prefix for a foreign kernel (foreign()).
+declare -A cross_triplet=([arm64]=aarch64-linux-gnu)
 # How many of the newest ABIs to try when the archive lists an ABI whose
 # packages it no longer (or not yet) serves.
 max_tries=4
 
 usage() {
-	die "usage: chroot-kernel.sh prepare LINE [FLAVOUR] | prepare KVER | kbuild KVER | kver LINE [FLAVOUR] | known LINE [FLAVOUR] | line KVER | dkms KVER"
+	die "usage: chroot-kernel.sh prepare LINE [FLAVOUR] | prepare KVER | kbuild KVER | kver LINE [FLAVOUR] | known LINE [FLAVOUR] | line KVER | root KVER | dkms KVER"
 }
 
 line_of() {	# line_of KVER: the line that builds KVER, or nothing
@@ -62,7 +69,7 @@ use_line() {
 		sources=("deb $mirror $suite-backports main")
 		abi_re='7\.[0-9.]+\+deb13-FLAVOUR'
 		declare -gA pin=([amd64]=7.3.4+deb13-amd64
-			[rt-amd64]=7.3.4+deb13-rt-amd64) ;;
+			[rt-amd64]=7.3.4+deb13-rt-amd64 [arm64]=7.3.4+deb13-arm64) ;;
 	debian11)
 		suite=bullseye
 		sources=("deb $security $suite-security main")
@@ -79,10 +86,19 @@ use_line() {
 	chroot_dir=$top/chroot
 }
 
-flavour_of() {	# flavour_of KVER: amd64 or rt-amd64
+flavour_of() {	# flavour_of KVER: amd64, rt-amd64 or arm64
 	case $1 in
 	*-rt-amd64) echo rt-amd64 ;;
+	*-arm64) echo arm64 ;;
 	*) echo amd64 ;;
+	esac
+}
+
+# foreign KVER: the dpkg architecture of a kernel the chroot (amd64) only
+# cross-builds for, or nothing.
+foreign() {
+	case $1 in
+	*-arm64) echo arm64 ;;
 	esac
 }
 
@@ -128,6 +144,14 @@ make_chroot() {
 	rm -f "$top/.apt-updated"
 }
 
+# add_arch ARCH: dpkg in the chroot knows ARCH's packages (for their lists).
+add_arch() {
+	in_chroot dpkg --print-foreign-architectures | grep -qx "$1" && return 0
+	msg "adding the $1 architecture to the chroot's dpkg"
+	in_chroot dpkg --add-architecture "$1"
+	rm -f "$top/.apt-updated"
+}
+
 apt_update() {	# at most hourly unless forced
 	if [[ -n ${1:-} || -z $(find "$top/.apt-updated" -mmin -60 2> /dev/null) ]]; then
 		cp /etc/resolv.conf "$chroot_dir/etc/resolv.conf" 2> /dev/null || true
@@ -151,10 +175,31 @@ has_pkg() {	# has_pkg PKG: installed in the chroot
 }
 
 install_headers() {	# install_headers KVER
-	local p missing=()
-	for p in "${chroot_pkgs[@]}" "linux-headers-$1"; do
+	local p missing=() want=("${chroot_pkgs[@]}" "linux-headers-$1") deb v dep
+	if [[ -n $(foreign "$1") ]]; then
+		# The foreign headers' own kbuild runs no programs here: the
+		# chroot's amd64 linux-kbuild of the same version stands in
+		# (the headers reach it as /usr/lib/linux-kbuild-X), with the
+		# -common half and the cross toolchain from the chroot's apt.
+		deb=$(compgen -G "$top/$1/debs/linux-headers-${1}_*.deb" | head -n 1)
+		[[ -n $deb ]] || die "no linux-headers-$1 package in $top/$1/debs: rm -rf $top/$1 and prepare again"
+		v=$(dpkg-deb -f "$deb" Version)
+		want=("${chroot_pkgs[@]}" "gcc-${cross_triplet[$(foreign "$1")]}"
+			"binutils-${cross_triplet[$(foreign "$1")]}")
+		for dep in $(dpkg-deb -f "$deb" Depends |
+			grep -oE 'linux-(headers-[^ ,]*-common[^ ,]*|kbuild-[^ ,]*)'); do
+			in_chroot dpkg-query -W -f='${Version}' "$dep" 2> /dev/null |
+				grep -qxF "$v" || missing+=("$dep=$v")
+		done
+	fi
+	for p in "${want[@]}"; do
 		has_pkg "$p" || missing+=("$p")
 	done
+	if [[ -n $(foreign "$1") && ! -f $chroot_dir/usr/src/linux-headers-$1/Makefile ]]; then
+		msg "unpacking linux-headers-$1 into the chroot"
+		dpkg-deb -x "$deb" "$chroot_dir" ||
+			die "dpkg-deb -x $deb $chroot_dir failed: rm -rf $top/$1 and prepare again"
+	fi
 	((${#missing[@]} == 0)) && return 0
 	apt_update
 	msg "installing in the chroot: ${missing[*]}"
@@ -167,11 +212,15 @@ install_headers() {	# install_headers KVER
 # splits them: linux-binary-* (the image; linux-image-* is then a
 # metapackage), linux-modules-*, linux-base-* (modules.builtin, .order).
 # Before, linux-image-* holds both; its -unsigned twin is preferred.
+# A foreign kernel's packages carry their architecture (name:arm64), and
+# its headers package is fetched with them (install_headers unpacks it).
 kernel_pkgs() {
-	local k=$1 p pkgs=()
-	for p in "linux-base-$k" "linux-binary-$k" "linux-modules-$k"; do
-		if in_chroot apt-cache show "$p" > /dev/null 2>&1; then
-			pkgs+=("$p")
+	local k=$1 p pkgs=() a
+	a=$(foreign "$k")
+	for p in "linux-base-$k" "linux-binary-$k" "linux-modules-$k" \
+		${a:+"linux-headers-$k"}; do
+		if in_chroot apt-cache show "$p${a:+:$a}" > /dev/null 2>&1; then
+			pkgs+=("$p${a:+:$a}")
 		fi
 	done
 	if ((${#pkgs[@]} == 0)); then
@@ -192,7 +241,7 @@ fetch_kernel() {
 	apt_update
 	mkdir -p "$d/debs"
 	for p in $(kernel_pkgs "$k"); do
-		compgen -G "$d/debs/${p}_*.deb" > /dev/null && continue
+		compgen -G "$d/debs/${p%:*}_*.deb" > /dev/null && continue
 		msg "downloading $p"
 		if ! BIND=$d/debs in_chroot bash -c 'cd "$1" && apt-get -q download "$2"' \
 			dl "$d/debs" "$p" < /dev/null > "$top/download.log" 2>&1; then
@@ -211,6 +260,8 @@ unpack_kernel() {
 	rm -rf "$d/root"
 	mkdir -p "$d/root"
 	for deb in "$d"/debs/*.deb; do
+		# the headers of a foreign kernel go into the chroot
+		[[ $deb == */linux-headers-* ]] && continue
 		dpkg-deb -x "$deb" "$d/root"
 	done
 	vmlinuz=$(find "$d/root" -name "vmlinuz*" -type f | head -n 1)
@@ -284,13 +335,16 @@ prepare() {	# prepare LINE [FLAVOUR] | prepare KVER
 		use_line "$(line_of "$k")"
 		lock_line
 		make_chroot
+		[[ -z $(foreign "$k") ]] || add_arch "$(foreign "$k")"
 		fetch_kernel "$k" || die "the archive does not serve the packages of $k"
 	else
 		use_line "$1"
 		f=${2:-amd64}
-		[[ -n ${pin[$f]:-} ]] || die "unknown flavour '$f' (amd64, rt-amd64)"
+		[[ -n ${pin[$f]:-} ]] ||
+			die "unknown flavour '$f' of line $line (${!pin[*]})"
 		lock_line
 		make_chroot
+		[[ -z $(foreign "${pin[$f]}") ]] || add_arch "$(foreign "${pin[$f]}")"
 		k=$(pick_kver "$f")
 	fi
 	prepare_kver "$k"
@@ -301,9 +355,18 @@ prepare() {	# prepare LINE [FLAVOUR] | prepare KVER
 kver() {	# kver LINE [FLAVOUR]: what prepare LINE would use
 	local f=${2:-amd64}
 	use_line "$1"
+	[[ -n ${pin[$f]:-} ]] ||
+		die "unknown flavour '$f' of line $line (${!pin[*]})"
 	lock_line
 	make_chroot
+	[[ -z $(foreign "${pin[$f]}") ]] || add_arch "$(foreign "${pin[$f]}")"
 	pick_kver "$f"
+}
+
+root_of() {	# root_of KVER: the chroot that builds KVER
+	[[ -n $(line_of "$1") ]] || die "$1 is not built in a chroot"
+	use_line "$(line_of "$1")"
+	echo "$chroot_dir"
 }
 
 known() {	# known LINE [FLAVOUR]: the release picked last, else the pin
@@ -316,6 +379,8 @@ known() {	# known LINE [FLAVOUR]: the release picked last, else the pin
 kbuild() {	# kbuild KVER: kbuild.sh, with the chroot's headers and make
 	local k=$1 kdir=/usr/src/linux-headers-$1
 	[[ -n $(line_of "$k") ]] || die "$k is not built in a chroot"
+	[[ -z $(foreign "$k") ]] ||
+		die "$k is cross-built by vm/arm64.sh kbuild $k (make check-arm64 KVER=$k)"
 	use_line "$(line_of "$k")"
 	if [[ -f $chroot_dir$kdir/Makefile && -f $top/$k/root/.rcvfix-unpacked ]]; then
 		write_kernel_env "$k"
@@ -388,6 +453,7 @@ prepare) [[ $# -ge 2 && $# -le 3 ]] || usage; prepare "$2" "${3:-}" ;;
 kbuild)	[[ $# -eq 2 ]] || usage; kbuild "$2" ;;
 kver)	[[ $# -ge 2 && $# -le 3 ]] || usage; kver "$2" "${3:-}" ;;
 line)	[[ $# -eq 2 ]] || usage; line_of "$2" ;;
+root)	[[ $# -eq 2 ]] || usage; root_of "$2" ;;
 known)	[[ $# -ge 2 && $# -le 3 ]] || usage; known "$2" "${3:-}" ;;
 dkms)	[[ $# -eq 2 ]] || usage; dkms_check "$2" ;;
 make)	[[ $# -ge 3 ]] || usage; shift; chroot_make "$@" ;;
