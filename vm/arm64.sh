@@ -288,6 +288,14 @@ check() {
 	for kver in "$@"; do
 		prepare "$kver"
 		kbuild "$kver"
+		# 74-kmod-image reads the arm64 kmod image of its kernel.
+		"$HARNESS/deps.sh" umoci skopeo
+		# shellcheck source=/dev/null
+		"${nice[@]}" "$RCVFIX_REPO/packaging/kmod-image.sh" "$kver" \
+			"$RCVFIX_BUILD/$kver/module/rcvfix.ko" \
+			"$RCVFIX_BUILD/kmod-image/rcvfix-kmod-$kver.tar" \
+			"$ARM64/busybox/bin/busybox" \
+			"$(source "$RCVFIX_BUILD/$kver/kernel.env" && echo "$RCVFIX_MODDIR")" > /dev/null
 	done
 	export RCVFIX_TEST_TIMEOUT=${RCVFIX_TEST_TIMEOUT:-900}
 	for kver in "$@"; do

@@ -6,10 +6,18 @@
 # a static cp; the module's vermagic names this kernel; cp copies the module
 # out in a container as KMM's worker does; and `modprobe -d <image>/opt`, as
 # the worker runs it, loads that very .ko here with a parameter and unloads it.
+# The image's platform is this kernel's architecture (amd64, or arm64 in the
+# arm64 guest of make check-arm64, which builds the arm64 image).
 source "$RCVFIX_REPO/tests/guest/lib.sh"
 source "$RCVFIX_REPO/tests/guest/containers.sh"
 tag=${KVER//+/_}
-archive=${RCVFIX_BIN%/bin}/kmod-image/rcvfix-kmod-$KVER.tar
+# build/KVER/module/rcvfix.ko -> build/kmod-image/rcvfix-kmod-KVER.tar
+archive=${RCVFIX_KO%/*/*/*}/kmod-image/rcvfix-kmod-$KVER.tar
+case $(uname -m) in
+x86_64) arch=amd64 ;;
+aarch64) arch=arm64 ;;
+*) skip "no kmod image is made for $(uname -m)" ;;
+esac
 need "$RCVFIX_KO" "$RCVFIX_BIN/sockopt" "$archive"
 for t in skopeo umoci; do
 	command -v $t > /dev/null ||
@@ -25,7 +33,7 @@ mkdir -p "$work/out"
 check "skopeo copies oci-archive:$archive:$tag to an OCI layout" \
 	skopeo --tmpdir /tmp copy --quiet "oci-archive:$archive:$tag" "oci:$work/layout:$tag"
 info=$(skopeo inspect "oci:$work/layout:$tag" 2>&1)
-check_eq "image labels and platform" "$KVER rcvfix-kmod linux amd64" \
+check_eq "image labels and platform" "$KVER rcvfix-kmod linux $arch" \
 	"$(jq -r '"\(.Labels["io.rcvfix.kernel"]) \(.Labels["org.opencontainers.image.title"]) \(.Os) \(.Architecture)"' \
 		<<< "$info" 2>&1)"
 check_eq "one layer, from scratch" 1 "$(jq '.Layers | length' <<< "$info" 2>&1)"
