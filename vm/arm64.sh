@@ -251,7 +251,7 @@ cross_make() {	# cross_make DIR [VAR=VALUE...]: DIR's programs into $BIN
 # A kernel of another release (7.x) builds in its chroot (chroot-kernel.sh
 # make: build/KVER bound at the same path there).
 kbuild() {
-	local kver=$1 out=$RCVFIX_BUILD/$1 kdir log d root= mk=(make)
+	local kver=$1 out=$RCVFIX_BUILD/$1 kdir log d root='' mk=(make)
 	kdir=$out/unpacked/usr/src/linux-headers-$kver
 	if [[ -n $("$CHROOT" line "$kver") ]]; then
 		root=$("$CHROOT" root "$kver")
