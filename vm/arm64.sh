@@ -44,9 +44,15 @@ PIN_61_RT=6.1.0-57-rt-arm64
 # Builds and fetches the kernels of other Debian releases (7.x: Debian 13).
 CHROOT=$HARNESS/chroot-kernel.sh
 SYSROOT=$ARM64/sysroot
-# What the root must hold for the guest suite (run.sh, lib.sh, the tests,
-# the BPF test programs' libraries).
-ROOT_PKGS=iproute2,kmod,procps,iperf3,python3,busybox,jq,ethtool,iputils-ping,libbpf1,libelf1
+# What the root must hold for the guest suite: ROOT_BASE (run.sh, lib.sh,
+# the tests, the BPF test programs' libraries; busybox-static for the
+# container tests' images) goes in with debootstrap; ROOT_PKGS, the real
+# consumers the tests run (Podman, the CNI plugins, node_exporter, perf,
+# bpftrace), are installed after it with apt-get, which configures them in
+# order (debootstrap --include fails on golang-github-containers-common).
+ROOT_BASE=iproute2,kmod,procps,iperf3,python3,busybox-static,jq,ethtool,iputils-ping,libbpf1,libelf1
+ROOT_PKGS="podman crun conmon skopeo umoci containernetworking-plugins python3-yaml
+	prometheus-node-exporter curl linux-perf bpftrace"
 # arm64 libraries the BPF test programs link with, unpacked into SYSROOT
 # (installing them on the host would upgrade its own amd64 copies).
 SYSROOT_DEBS=(libbpf-dev:arm64 libbpf1:arm64 libelf-dev:arm64 libelf1:arm64
@@ -176,8 +182,20 @@ prepare() {
 
 # --- the arm64 root ----------------------------------------------------------
 
+# in_root CMD...: CMD in the arm64 root (qemu-user) with /proc, in a mount
+# namespace of its own so that no mount outlives it.
+in_root() {
+	"${nice[@]}" unshare -m --propagation private -- sh -c \
+		'r=$1; shift; mount -t proc proc "$r/proc" && exec chroot "$r" "$@"' \
+		in_root "$ROOT" "$@"
+}
+
 root() {
-	local bb
+	local bb want
+	mkdir -p "$ARM64"
+	# One maker at a time (make check-arm64 and arm64-prepare may overlap).
+	exec 7> "$ARM64/.root.lock"
+	flock 7
 	bb=$ARM64/busybox/bin/busybox
 	if [[ ! -x $bb ]]; then
 		rm -rf "$ARM64/busybox" "$ARM64/busybox.debs"
@@ -187,34 +205,41 @@ root() {
 		dpkg-deb -x "$ARM64"/busybox.debs/busybox-static_*_arm64.deb "$ARM64/busybox"
 		[[ -x $bb ]] || die "busybox-static:arm64 did not unpack"
 	fi
-	if [[ ! -f $ROOT/.rcvfix-root-done ]]; then
+	if [[ ! -f $ROOT/.rcvfix-debootstrap-done && ! -f $ROOT/.rcvfix-root-done ]]; then
 		rm -rf "$ROOT"
-		mkdir -p "$ARM64"
 		msg "debootstrap bookworm arm64 into $ROOT (first stage)"
 		"${nice[@]}" debootstrap --arch=arm64 --variant=minbase --foreign \
-			--include="$ROOT_PKGS" bookworm "$ROOT" "$MIRROR" \
+			--include="$ROOT_BASE" bookworm "$ROOT" "$MIRROR" \
 			> "$ARM64/debootstrap.log" 2>&1 ||
 			die "debootstrap failed: $ARM64/debootstrap.log"
 		msg "debootstrap second stage (arm64 programs through qemu-user)"
 		"${nice[@]}" chroot "$ROOT" /debootstrap/debootstrap --second-stage \
 			>> "$ARM64/debootstrap.log" 2>&1 ||
 			die "debootstrap second stage failed: $ARM64/debootstrap.log"
+		# No package starts a service in the root.
+		printf '#!/bin/sh\nexit 101\n' > "$ROOT/usr/sbin/policy-rc.d"
+		chmod 755 "$ROOT/usr/sbin/policy-rc.d"
+		touch "$ROOT/.rcvfix-debootstrap-done"
 	fi
 	# A root made with a shorter list gets the packages added since.
-	if [[ $(cat "$ROOT/.rcvfix-root-done" 2> /dev/null) != "$ROOT_PKGS" ]]; then
-		msg "installing ${ROOT_PKGS//,/ } in $ROOT (qemu-user)"
+	# shellcheck disable=SC2086
+	want=$(echo "$ROOT_BASE" $ROOT_PKGS)
+	if [[ $(cat "$ROOT/.rcvfix-root-done" 2> /dev/null) != "$want" ]]; then
+		msg "installing ${want//,/ } in $ROOT (qemu-user)"
 		cp /etc/resolv.conf "$ROOT/etc/resolv.conf"
+		# shellcheck disable=SC2086
 		{
-			"${nice[@]}" chroot "$ROOT" apt-get -q update &&
-			"${nice[@]}" chroot "$ROOT" env DEBIAN_FRONTEND=noninteractive \
-				apt-get -q install -y --no-install-recommends ${ROOT_PKGS//,/ } &&
-			chroot "$ROOT" apt-get clean
+			in_root apt-get -q update &&
+			in_root env DEBIAN_FRONTEND=noninteractive \
+				apt-get -q install -y --no-install-recommends ${want//,/ } &&
+			in_root apt-get clean
 		} >> "$ARM64/debootstrap.log" 2>&1 ||
 			die "apt-get in $ROOT failed: $ARM64/debootstrap.log"
 	fi
 	# init.sh mounts the repository at its host path inside this root.
 	mkdir -p "$ROOT$RCVFIX_REPO" "$ROOT/lib/modules"
-	echo "$ROOT_PKGS" > "$ROOT/.rcvfix-root-done"
+	echo "$want" > "$ROOT/.rcvfix-root-done"
+	exec 7>&-
 }
 
 # --- cross builds ---------------------------------------------------------------
