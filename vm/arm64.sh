@@ -25,7 +25,8 @@
 # Environment: RCVFIX_TESTS, RCVFIX_GUEST_TIMEOUT... as vm.sh, but
 #   RCVFIX_TEST_TIMEOUT defaults to 900 s here: the emulated arm64 guest runs
 #   the tests 2-3 times slower than the amd64 one (23-lifetime: 145-171 s on
-#   amd64, over 300 s on arm64 beside two amd64 guests);
+#   amd64, over 300 s on arm64 beside two amd64 guests), and
+#   RCVFIX_GUEST_TIMEOUT to 7200 s;
 #   RCVFIX_NICE   niceness of the builds, debootstrap and guests (19)
 set -euo pipefail
 # shellcheck source=common.sh
@@ -323,6 +324,8 @@ check() {
 			"$(source "$RCVFIX_BUILD/$kver/kernel.env" && echo "$RCVFIX_MODDIR")" > /dev/null
 	done
 	export RCVFIX_TEST_TIMEOUT=${RCVFIX_TEST_TIMEOUT:-900}
+	# The whole suite: 40-60 min of guest time here (amd64: 15-20).
+	export RCVFIX_GUEST_TIMEOUT=${RCVFIX_GUEST_TIMEOUT:-7200}
 	for kver in "$@"; do
 		rm -f "$RCVFIX_BUILD/$kver/logs/summary"
 		"${nice[@]}" "$HARNESS/vm.sh" test "$kver" || true
