@@ -10,7 +10,7 @@
 # hold-off), and unloading while armed leaves the kernel's own code behind.
 source "$RCVFIX_REPO/tests/guest/lib.sh"
 
-livepatch=$RCVFIX_KMOD/rcvfix_test_livepatch.ko
+have_livepatch || skip "$no_livepatch_why"
 need "$RCVFIX_KO" "$livepatch" "$RCVFIX_BIN/sockopt" "$RCVFIX_BIN/sysctlw" \
 	"$RCVFIX_BIN/rcvfixctl"
 E=/proc/sys/net/rcvfix/enable

@@ -415,6 +415,17 @@ wscale_pair() {
 # ss_rb SS: the first receive-buffer size (skmem rb) in `ss -m` output SS.
 ss_rb() { grep -oE '\brb[0-9]+' <<< "$1" | head -1 | tr -d rb; }
 
+# have_livepatch: sets livepatch= to the test livepatch of tests/kmod;
+# false where this kernel has no livepatch (CONFIG_LIVEPATCH unset, as on
+# Debian's arm64 kernels; tests/kmod builds it only with livepatch), and
+# skips the script where the kernel has one but the module is missing.
+have_livepatch() {
+	livepatch=$RCVFIX_KMOD/rcvfix_test_livepatch.ko
+	[[ -f $livepatch || -d /sys/kernel/livepatch ]] || return 1
+	need "$livepatch"
+}
+no_livepatch_why="$KVER has no livepatch (CONFIG_LIVEPATCH unset)"
+
 # check_all_only WHY: skip unless this run is `make check-all` (kernel
 # parameter rcvfix_suite=all, set by mk/containers.mk; the kernel hands it
 # to init as an environment variable) or TESTS=... picked scripts by name.
