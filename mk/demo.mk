@@ -9,8 +9,15 @@ DEMO_RUNS ?= 3
 DEMO_DELAY_MS ?= 25
 DEMO_IPERF ?= 1
 DEMO_OUT = $(BUILD)/$(KVER)/demo.txt
+# An arm64 kernel (KVER=...-arm64) is prepared by mk/arm64.mk: its root, the
+# kernel, the cross-built module and tools.
+ifneq ($(filter %-arm64,$(KVER)),)
+DEMO_NEEDS := arm64-prepare
+else
+DEMO_NEEDS := deps tools kbuild-$(KVER)
+endif
 
-demo: deps tools kbuild-$(KVER)
+demo: $(DEMO_NEEDS)
 	@set -o pipefail; \
 	RCVFIX_GUEST_TIMEOUT=$${RCVFIX_GUEST_TIMEOUT:-1500} \
 	$(HARNESS)/vm.sh cmd $(KVER) "DEMO_SECONDS=$(DEMO_SECONDS) \
@@ -19,7 +26,7 @@ demo: deps tools kbuild-$(KVER)
 	st=$$?; echo "(also in $(DEMO_OUT))"; exit $$st
 
 help-demo:
-	@echo "make demo [KVER=...]    boot a guest and show stock vs fixed, measured by"
+	@echo "make demo [KVER=...]    boot a guest (amd64, or an arm64 kernel) and show stock vs fixed, measured by"
 	@echo "                        rcvfix-bench and iperf3 (DEMO_SECONDS=$(DEMO_SECONDS),"
 	@echo "                        DEMO_RUNS=$(DEMO_RUNS), DEMO_DELAY_MS=$(DEMO_DELAY_MS), DEMO_IPERF=0/1)"
 
