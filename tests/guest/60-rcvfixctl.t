@@ -125,8 +125,12 @@ check_eq "disable clears the sysctl" 0 "$(enable_of)"
 
 nsa=$(netns_new a)
 nsb=$(netns_new b)
-unshare -n sleep 60 &
+# Lives until killed below: under emulation this script can take minutes (a
+# 60 s sleep ended before the last checks on an arm64 guest beside three
+# others).
+unshare -n sleep 3600 &
 anon=$!
+on_exit "kill $anon 2> /dev/null"
 # wait until the child is inside its own namespace
 for _ in $(seq 50); do
 	[[ $(readlink /proc/$anon/ns/net) != "$(readlink /proc/self/ns/net)" ]] && break
