@@ -32,11 +32,7 @@ $(filter-out $(KMOD_IMAGE_ARM64),$(KMOD_IMAGE_TARGETS)): kmod-image-%: kbuild-% 
 
 $(KMOD_IMAGE_ARM64): kmod-image-%: | deps-kmod-image
 	@$(ARM64) deps && $(ARM64) prepare $* && $(ARM64) kbuild $*
-	@bb=$(ARM64_BUSYBOX); [ -x $$bb/bin/busybox ] || { \
-		rm -rf $$bb $$bb.debs && mkdir -p $$bb.debs && \
-		(cd $$bb.debs && apt-get -q download busybox-static:arm64) && \
-		dpkg-deb -x $$bb.debs/busybox-static_*_arm64.deb $$bb; } || \
-		{ echo "busybox-static:arm64 did not unpack into $$bb (vm/arm64.sh deps adds the arm64 architecture)" >&2; exit 1; }
+	@$(ARM64) busybox
 	@packaging/kmod-image.sh $* $(BUILD)/$*/module/rcvfix.ko \
 		$(call kmod_image_of,$*) $(ARM64_BUSYBOX)/bin/busybox \
 		"$$(. $(BUILD)/$*/kernel.env && echo "$$RCVFIX_MODDIR")" > /dev/null

@@ -18,6 +18,7 @@
 #        arm64.sh prepare KVER    download and unpack KVER, write kernel.env
 #                                 (a 7.x KVER: chroot-kernel.sh prepare KVER)
 #        arm64.sh root            debootstrap the arm64 root (cached)
+#        arm64.sh busybox         busybox-static:arm64 under build/arm64/busybox
 #        arm64.sh progs           cross-build tests/progs into build/arm64/bin
 #        arm64.sh kbuild KVER     cross-build module/ and tests/kmod (W=1)
 #        arm64.sh check KVER...   all of the above, then the suite on each
@@ -60,7 +61,7 @@ SYSROOT_DEBS=(libbpf-dev:arm64 libbpf1:arm64 libelf-dev:arm64 libelf1:arm64
 	zlib1g-dev:arm64 zlib1g:arm64)
 nice=(nice -n "${RCVFIX_NICE:-19}")
 
-usage() { die "usage: arm64.sh deps|kernels [rt]|root|progs | prepare|kbuild KVER | check KVER..."; }
+usage() { die "usage: arm64.sh deps|kernels [rt]|root|busybox|progs | prepare|kbuild KVER | check KVER..."; }
 
 # --- host packages ---------------------------------------------------------
 
@@ -183,6 +184,19 @@ prepare() {
 
 # --- the arm64 root ----------------------------------------------------------
 
+# busybox: busybox-static:arm64 unpacked under build/arm64/busybox (the
+# initramfs's, and the kmod image's cp); needs no arm64 root.
+busybox() {
+	local bb=$ARM64/busybox/bin/busybox
+	[[ ! -x $bb ]] || return 0
+	rm -rf "$ARM64/busybox" "$ARM64/busybox.debs"
+	mkdir -p "$ARM64/busybox.debs"
+	(cd "$ARM64/busybox.debs" && apt-get -q download busybox-static:arm64 2>&1 |
+		grep -v 'unsandboxed as root') || true
+	dpkg-deb -x "$ARM64"/busybox.debs/busybox-static_*_arm64.deb "$ARM64/busybox"
+	[[ -x $bb ]] || die "busybox-static:arm64 did not unpack into $ARM64/busybox (arm64.sh deps adds the arm64 architecture)"
+}
+
 # in_root CMD...: CMD in the arm64 root (qemu-user) with /proc, in a mount
 # namespace of its own so that no mount outlives it.
 in_root() {
@@ -192,20 +206,12 @@ in_root() {
 }
 
 root() {
-	local bb want
+	local want
 	mkdir -p "$ARM64"
 	# One maker at a time (make check-arm64 and arm64-prepare may overlap).
 	exec 7> "$ARM64/.root.lock"
 	flock 7
-	bb=$ARM64/busybox/bin/busybox
-	if [[ ! -x $bb ]]; then
-		rm -rf "$ARM64/busybox" "$ARM64/busybox.debs"
-		mkdir -p "$ARM64/busybox.debs"
-		(cd "$ARM64/busybox.debs" && apt-get -q download busybox-static:arm64 2>&1 |
-			grep -v 'unsandboxed as root') || true
-		dpkg-deb -x "$ARM64"/busybox.debs/busybox-static_*_arm64.deb "$ARM64/busybox"
-		[[ -x $bb ]] || die "busybox-static:arm64 did not unpack"
-	fi
+	busybox
 	if [[ ! -f $ROOT/.rcvfix-debootstrap-done && ! -f $ROOT/.rcvfix-root-done ]]; then
 		rm -rf "$ROOT"
 		msg "debootstrap bookworm arm64 into $ROOT (first stage)"
@@ -340,7 +346,7 @@ check() {
 cmd=$1
 shift
 case $cmd in
-deps|root|progs) [[ $# -eq 0 ]] || usage; "$cmd" ;;
+deps|root|progs|busybox) [[ $# -eq 0 ]] || usage; "$cmd" ;;
 kernels) [[ $# -le 1 ]] || usage; kernels "$@" ;;
 prepare|kbuild) [[ $# -eq 1 ]] || usage; "$cmd" "$1" ;;
 check) [[ $# -ge 1 ]] || usage; check "$@" ;;
