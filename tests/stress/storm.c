@@ -1034,7 +1034,12 @@ static int hold_and_unload(int cycle, bool flip)
 		die(EXIT_SETUP, "pthread_create failed");
 	while (!atomic_load(&rj.tid))
 		sleep_ms(1);
-	quiescing = wait_stack(atomic_load(&rj.tid), in_quiesce, 1, 60, stack,
+	/*
+	 * rmmod disarms every hook before it waits there: ftrace's walks of
+	 * its records, which took over 60 s on an emulated arm64 guest with
+	 * the workers running. The wait ends as soon as rmmod is there.
+	 */
+	quiescing = wait_stack(atomic_load(&rj.tid), in_quiesce, 1, 300, stack,
 			       sizeof(stack));
 	if (!quiescing)
 		failure("cycle %d: rmmod is not waiting in rcvfix_hook_quiesce (done %d):\n%s",
