@@ -63,6 +63,10 @@ kernel_origin() {
 			return
 		done
 		echo "unpacked under build/$line"
+	elif deb=$(compgen -G "$RCVFIX_BUILD/$k/debs/linux-image-$k*.deb"); then
+		deb=${deb%%$'\n'*}
+		deb=${deb##*/}
+		echo "${deb%_*.deb} (unpacked under build/$k)" | sed 's/_/ /'
 	elif v=$(dpkg-query -W -f='${Version}' "linux-image-$k" 2> /dev/null); then
 		echo "linux-image-$k $v"
 	else

@@ -15,7 +15,8 @@
 #include <netinet/in.h>
 
 static const char usage[] =
-"usage: stress-loadrace --ko PATH [--namespaces N] [--cycles C] [--timeout S]\n"
+"usage: stress-loadrace --ko PATH [--namespaces N] [--cycles C] [--pace-us US]\n"
+"                       [--timeout S]\n"
 "Holds N network namespaces (64), one thread each. In the order they are\n"
 "created (the order in which a module load initialises them), they are\n"
 "alternately busy (a TCP socket and setsockopt(SO_RCVBUF) in a loop) and\n"
@@ -25,8 +26,10 @@ static const char usage[] =
 "namespace must have counted no call at all, a busy one no more than its\n"
 "thread made since the load began (a call counted anywhere else was\n"
 "counted into another namespace's state). Then it unloads PATH while the\n"
-"setters run again.\n"
-"Prints FAIL: lines and one closing line: summary key=value...\n"
+"setters run again. --pace-us US: busy threads sleep US between calls (0,\n"
+"none), which leaves the load CPU time on a slow (emulated) machine.\n"
+"Prints a line per cycle, FAIL: lines and one closing line:\n"
+"summary key=value...\n"
 "Exit: 0 all right, 1 a wrong count, 2 usage, 3 setup error, 124 timed out.\n";
 
 #define MODULE_NAME "rcvfix"
@@ -46,6 +49,7 @@ static atomic_int phase = PHASE_RUN;
 static atomic_int cycle;	/* bumped by main to start a cycle */
 static atomic_int ready;	/* threads in their namespace / in this cycle */
 static atomic_int checked;	/* threads done with this cycle's check */
+static int pace_us;		/* busy threads sleep this long per call */
 
 static struct {
 	atomic_long calls, counted_busy, counted_idle;
@@ -141,10 +145,13 @@ static void *ns_thread_main(void *arg)
 				sleep_ms(1);
 			continue;
 		}
-		if (t->busy)
+		if (t->busy) {
 			set_rcvbuf(t, fd);
-		else
-			sleep_ms(1);
+			if (pace_us)
+				usleep(pace_us);
+		} else {
+			sleep_ms(10);	/* only waits for the next phase */
+		}
 	}
 	if (fd >= 0)
 		close(fd);
@@ -164,7 +171,7 @@ int main(int argc, char **argv)
 	const char *ko = NULL;
 	int n = 64, cycles = 8, timeout = 600, i, c, ret;
 	char mstate[16];
-	double t0;
+	double t0, t_load, t_check, t_unload;
 
 	for (i = 1; i < argc; i++) {
 		const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -182,6 +189,8 @@ int main(int argc, char **argv)
 			n = (int)parse_num(o, v, 2, MAX_LOADRACE_NS);
 		else if (!strcmp(o, "--cycles"))
 			cycles = (int)parse_num(o, v, 1, 100000);
+		else if (!strcmp(o, "--pace-us"))
+			pace_us = (int)parse_num(o, v, 0, 1000000);
 		else if (!strcmp(o, "--timeout"))
 			timeout = (int)parse_num(o, v, 1, 86400);
 		else
@@ -209,18 +218,24 @@ int main(int argc, char **argv)
 		atomic_store(&cycle, c);
 		wait_count(&ready, n);	/* every thread has reset its count */
 		sleep_ms(20);
+		t_load = now_s();
 		ret = module_load(ko, "default_enable=1");
 		if (ret)
 			die(EXIT_FAILED, "load %s default_enable=1: %s", ko,
 			    strerror(-ret));
+		t_check = now_s();
 		atomic_store(&checked, 0);
 		atomic_store(&phase, PHASE_CHECK);
 		wait_count(&checked, n);
 		atomic_store(&phase, PHASE_RUN);
 		sleep_ms(20);
+		t_unload = now_s();
 		ret = module_unload(MODULE_NAME);
 		if (ret)
 			die(EXIT_FAILED, "rmmod: %s", strerror(-ret));
+		say("cycle %d: load %.0f ms, check %.0f ms, rmmod %.0f ms",
+		    c, (t_check - t_load) * 1000, (t_unload - t_check) * 1000,
+		    (now_s() - t_unload) * 1000);
 	}
 	atomic_store(&phase, PHASE_STOP);
 	for (i = 0; i < n; i++)
