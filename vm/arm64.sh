@@ -22,7 +22,7 @@
 #        arm64.sh progs           cross-build tests/progs into build/arm64/bin
 #        arm64.sh kbuild KVER     cross-build module/ and tests/kmod (W=1)
 #        arm64.sh check KVER...   all of the above, then the suite on each
-#                                 kernel, one guest at a time
+#                                 kernel, side by side (vm/check.sh)
 # Environment: RCVFIX_TESTS, RCVFIX_GUEST_TIMEOUT... as vm.sh, but
 #   RCVFIX_TEST_TIMEOUT defaults to 900 s here: the emulated arm64 guest runs
 #   the tests 2-3 times slower than the amd64 one (23-lifetime: 145-171 s on
@@ -330,7 +330,7 @@ check() {
 			"$(source "$RCVFIX_BUILD/$kver/kernel.env" && echo "$RCVFIX_MODDIR")" > /dev/null
 	done
 	export RCVFIX_TEST_TIMEOUT=${RCVFIX_TEST_TIMEOUT:-900}
-	# The whole suite: 40-60 min of guest time here (amd64: 15-20).
+	# The whole suite: 70-85 min of guest time here (amd64: 15-20).
 	export RCVFIX_GUEST_TIMEOUT=${RCVFIX_GUEST_TIMEOUT:-7200}
 	# make check's runner: guests side by side (one per host CPU), counts,
 	# the closing line and its exit status.
