@@ -56,7 +56,8 @@ kernel_origin() {
 	local k=$1 v line deb
 	line=$("$HARNESS/chroot-kernel.sh" line "$k")
 	if [[ -n $line ]]; then
-		for deb in "$RCVFIX_REPO/build/$line/$k"/debs/*.deb; do
+		for deb in "$RCVFIX_REPO/build/$line/$k"/debs/linux-{image,binary}-*.deb \
+			"$RCVFIX_REPO/build/$line/$k"/debs/*.deb; do
 			[[ -f $deb ]] || continue
 			deb=${deb##*/}
 			echo "${deb%_*.deb} (build/$line chroot)" | sed 's/_/ /'
