@@ -15,11 +15,10 @@ KMOD_IMAGE_DIR := $(BUILD)/kmod-image
 kmod_image_of = $(KMOD_IMAGE_DIR)/rcvfix-kmod-$(1).tar
 KMOD_IMAGE_TARGETS := $(sort $(addprefix kmod-image-,$(KVERS) $(KVER)))
 # An arm64 kernel (KVER=6.1.0-57-arm64, 6.12.117+deb12-arm64): vm/arm64.sh
-# unpacks it and cross-builds rcvfix.ko for it (mk/arm64.mk), the image's cp
-# is busybox-static:arm64 unpacked where vm/arm64.sh root puts it (no arm64
-# root needed), and the image is arm64.
+# unpacks it, cross-builds rcvfix.ko for it (mk/arm64.mk) and makes the arm64
+# image (`arm64.sh kmod-image`: busybox-static:arm64 as its cp, no arm64
+# root needed), as its check does before booting the kernel.
 KMOD_IMAGE_ARM64 := $(filter kmod-image-%-arm64,$(KMOD_IMAGE_TARGETS))
-ARM64_BUSYBOX := $(BUILD)/arm64/busybox
 
 deps-kmod-image:
 	@$(HARNESS)/deps.sh $(KMOD_IMAGE_DEBS)
@@ -32,10 +31,7 @@ $(filter-out $(KMOD_IMAGE_ARM64),$(KMOD_IMAGE_TARGETS)): kmod-image-%: kbuild-% 
 
 $(KMOD_IMAGE_ARM64): kmod-image-%: | deps-kmod-image
 	@$(ARM64) deps && $(ARM64) prepare $* && $(ARM64) kbuild $*
-	@$(ARM64) busybox
-	@packaging/kmod-image.sh $* $(BUILD)/$*/module/rcvfix.ko \
-		$(call kmod_image_of,$*) $(ARM64_BUSYBOX)/bin/busybox \
-		"$$(. $(BUILD)/$*/kernel.env && echo "$$RCVFIX_MODDIR")" > /dev/null
+	@$(ARM64) kmod-image $*
 
 # tests/guest/74-kmod-image.t unpacks and loads the image of its kernel.
 check: $(addprefix kmod-image-,$(KVERS))

@@ -21,6 +21,8 @@
 #        arm64.sh busybox         busybox-static:arm64 under build/arm64/busybox
 #        arm64.sh progs           cross-build tests/progs into build/arm64/bin
 #        arm64.sh kbuild KVER     cross-build module/ and tests/kmod (W=1)
+#        arm64.sh kmod-image KVER the arm64 kmod image of KVER's built module
+#                                 (make kmod-image KVER=...; 74-kmod-image)
 #        arm64.sh check KVER...   all of the above, then the suite on each
 #                                 kernel, side by side (vm/check.sh)
 # Environment: RCVFIX_TESTS, RCVFIX_GUEST_TIMEOUT... as vm.sh, but
@@ -61,7 +63,7 @@ SYSROOT_DEBS=(libbpf-dev:arm64 libbpf1:arm64 libelf-dev:arm64 libelf1:arm64
 	zlib1g-dev:arm64 zlib1g:arm64)
 nice=(nice -n "${RCVFIX_NICE:-19}")
 
-usage() { die "usage: arm64.sh deps|kernels [rt]|root|busybox|progs | prepare|kbuild KVER | check KVER..."; }
+usage() { die "usage: arm64.sh deps|kernels [rt]|root|busybox|progs | prepare|kbuild|kmod-image KVER | check KVER..."; }
 
 # --- host packages ---------------------------------------------------------
 
@@ -197,6 +199,18 @@ busybox() {
 	[[ -x $bb ]] || die "busybox-static:arm64 did not unpack into $ARM64/busybox (arm64.sh deps adds the arm64 architecture)"
 }
 
+# kmod_image KVER: build/kmod-image/rcvfix-kmod-KVER.tar, the OCI image of
+# KVER's cross-built rcvfix.ko with busybox-static:arm64 as its cp.
+kmod_image() {
+	busybox
+	# shellcheck source=/dev/null
+	"${nice[@]}" "$RCVFIX_REPO/packaging/kmod-image.sh" "$1" \
+		"$RCVFIX_BUILD/$1/module/rcvfix.ko" \
+		"$RCVFIX_BUILD/kmod-image/rcvfix-kmod-$1.tar" \
+		"$ARM64/busybox/bin/busybox" \
+		"$(source "$RCVFIX_BUILD/$1/kernel.env" && echo "$RCVFIX_MODDIR")" > /dev/null
+}
+
 # in_root CMD...: CMD in the arm64 root (qemu-user) with /proc, in a mount
 # namespace of its own so that no mount outlives it.
 in_root() {
@@ -322,12 +336,7 @@ check() {
 		kbuild "$kver"
 		# 74-kmod-image reads the arm64 kmod image of its kernel.
 		"$HARNESS/deps.sh" umoci skopeo
-		# shellcheck source=/dev/null
-		"${nice[@]}" "$RCVFIX_REPO/packaging/kmod-image.sh" "$kver" \
-			"$RCVFIX_BUILD/$kver/module/rcvfix.ko" \
-			"$RCVFIX_BUILD/kmod-image/rcvfix-kmod-$kver.tar" \
-			"$ARM64/busybox/bin/busybox" \
-			"$(source "$RCVFIX_BUILD/$kver/kernel.env" && echo "$RCVFIX_MODDIR")" > /dev/null
+		kmod_image "$kver"
 	done
 	export RCVFIX_TEST_TIMEOUT=${RCVFIX_TEST_TIMEOUT:-900}
 	# The whole suite: 70-85 min of guest time here (amd64: 15-20).
@@ -344,6 +353,7 @@ case $cmd in
 deps|root|progs|busybox) [[ $# -eq 0 ]] || usage; "$cmd" ;;
 kernels) [[ $# -le 1 ]] || usage; kernels "$@" ;;
 prepare|kbuild) [[ $# -eq 1 ]] || usage; "$cmd" "$1" ;;
+kmod-image) [[ $# -eq 1 ]] || usage; kmod_image "$1" ;;
 check) [[ $# -ge 1 ]] || usage; check "$@" ;;
 *) usage ;;
 esac
