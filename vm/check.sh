@@ -51,23 +51,31 @@ else
 	echo "== host unit tests: none yet (no tests/unit/Makefile)"
 fi
 
+# deb_origin NOTE FILE...: "package version (NOTE)" of the first FILE that
+# exists; fails if none does.
+deb_origin() {
+	local note=$1 deb
+	shift
+	for deb; do
+		[[ -f $deb ]] || continue
+		deb=${deb##*/}
+		echo "${deb%_*.deb} ($note)" | sed 's/_/ /'
+		return 0
+	done
+	return 1
+}
+
 # kernel_origin KVER: the Debian package (and version) the kernel came from.
 kernel_origin() {
-	local k=$1 v line deb
+	local k=$1 v line debs
 	line=$("$HARNESS/chroot-kernel.sh" line "$k")
+	debs=$RCVFIX_BUILD/$k/debs
 	if [[ -n $line ]]; then
-		for deb in "$RCVFIX_REPO/build/$line/$k"/debs/linux-{image,binary}-*.deb \
-			"$RCVFIX_REPO/build/$line/$k"/debs/*.deb; do
-			[[ -f $deb ]] || continue
-			deb=${deb##*/}
-			echo "${deb%_*.deb} (build/$line chroot)" | sed 's/_/ /'
-			return
-		done
-		echo "unpacked under build/$line"
-	elif deb=$(compgen -G "$RCVFIX_BUILD/$k/debs/linux-image-$k*.deb"); then
-		deb=${deb%%$'\n'*}
-		deb=${deb##*/}
-		echo "${deb%_*.deb} (unpacked under build/$k)" | sed 's/_/ /'
+		debs=$RCVFIX_REPO/build/$line/$k/debs
+		deb_origin "build/$line chroot" "$debs"/linux-{image,binary}-*.deb \
+			"$debs"/*.deb || echo "unpacked under build/$line"
+	elif deb_origin "unpacked under build/$k" "$debs/linux-image-${k}_"*.deb; then
+		return
 	elif v=$(dpkg-query -W -f='${Version}' "linux-image-$k" 2> /dev/null); then
 		echo "linux-image-$k $v"
 	else
