@@ -124,17 +124,40 @@ else
 	done
 fi
 
+# qemu_versions KVER...: the QEMU system emulators that booted KVER..., each
+# with its version ("qemu-system-aarch64 7.2.19"): kernel.env names the one
+# of another architecture (vm/vm.sh).
+qemu_versions() {
+	local kver bin v
+	local -A seen=()
+	for kver in "$@"; do
+		bin=$(
+			RCVFIX_QEMU_BIN=
+			f=$RCVFIX_BUILD/$kver/kernel.env
+			# shellcheck disable=SC1090
+			[[ ! -r $f ]] || source "$f"
+			echo "${RCVFIX_QEMU_BIN:-qemu-system-x86_64}"
+		)
+		[[ -n ${seen[$bin]:-} ]] && continue
+		seen[$bin]=1
+		v=$("$bin" --version 2> /dev/null | head -n 1 |
+			sed -n 's/^QEMU emulator version \([^ ]*\).*/\1/p') || v=
+		echo "$bin ${v:-(version unknown)}"
+	done | paste -s -d, - | sed 's/,/, /g'
+}
+
 # results_table KVER...: build/results/check.md, one header line (date,
 # commit, machine, which tests) and one row per kernel, for docs/results/.
 results_table() {
-	local kver commit tests
+	local kver commit tests emulators
 	commit=$(git -C "$RCVFIX_REPO" rev-parse --short HEAD 2> /dev/null || echo unknown)
 	git -C "$RCVFIX_REPO" diff --quiet HEAD 2> /dev/null || commit+=" (with uncommitted changes)"
 	tests=${RCVFIX_TESTS:-all}
+	emulators=$(qemu_versions "$@")
 	[[ -z ${RCVFIX_APPEND:-} ]] || tests+=", $RCVFIX_APPEND"
 	mkdir -p "$RCVFIX_BUILD/results"
 	{
-		echo "Recorded $(date -u +%Y-%m-%dT%H:%MZ) by vm/check.sh (tests: $tests) at commit $commit on a $(nproc)-CPU $(uname -m) host, $(qemu-system-x86_64 --version 2> /dev/null | head -n 1 | sed 's/ (.*//'), TCG thread=single."
+		echo "Recorded $(date -u +%Y-%m-%dT%H:%MZ) by vm/check.sh (tests: $tests) at commit $commit on a $(nproc)-CPU $(uname -m) host, $emulators, TCG thread=single."
 		echo
 		echo "| kernel | passed | failed | skipped | guest time (s) |"
 		echo "|---|---|---|---|---|"

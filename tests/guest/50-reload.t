@@ -85,9 +85,15 @@ rcvfix_unload
 # 4. Leaks: repeated load/use/unload with 24 namespaces alive (each load
 #    registers a sysctl table, a proc file and pernet data in every one,
 #    about 1 KiB per namespace). Leaking those would grow unreclaimable
-#    slab by over 100 KiB in every round of 6 cycles; caches warming up
-#    give one-off growth of up to ~80 KiB and steady noise under ~30 KiB,
-#    so the lesser of two consecutive rounds must stay under 64 KiB.
+#    slab by over 100 KiB in every round of 6 cycles. The allocator's own
+#    caching moves SUnreclaim too: settle() has every cache give back what
+#    it holds (/sys/kernel/slab/*/shrink: empty slabs, per-CPU partial
+#    slabs, 7.x's sheaves), and warm-up still gives one-off growth. On 7.3
+#    arm64, without the shrink, two rounds grew 136 and 84 KiB, and a stock
+#    module (dummy) loaded and unloaded 6 times grew 100 KiB; with it,
+#    rcvfix's rounds were -64 and -16 KiB and dummy's 24 and 156 KiB. So
+#    the least of up to three rounds (a third only when neither of the
+#    first two stayed under it) must stay under 64 KiB.
 for i in $(seq 24); do netns_new "leak$i" > /dev/null; done
 ns1=rcvfix-leak1-$$
 cycle() {
@@ -96,23 +102,32 @@ cycle() {
 	[[ $(rcvfix_counters setsockopt "$ns1") == "1 0 1 0" ]] || return 1
 	rcvfix_unload
 }
-settle() { sync; echo 3 > /proc/sys/vm/drop_caches; sleep 2; }
+settle() {
+	local f
+	sync
+	echo 3 > /proc/sys/vm/drop_caches
+	for f in /sys/kernel/slab/*/shrink; do echo 1 > "$f"; done 2> /dev/null
+	sleep 2
+}
 sunreclaim() { awk '$1 == "SUnreclaim:" { print $2 }' /proc/meminfo; }
-n_ok=0
+n_ok=0 n_want=3
 for i in 1 2 3; do cycle && n_ok=$((n_ok + 1)); done	# warm-up
-growth=()
-for r in 1 2; do
+growth=() least=
+for r in 1 2 3; do
+	((r < 3 || least >= 64)) || break
 	settle
 	m0=$(sunreclaim)
 	for i in $(seq 6); do cycle && n_ok=$((n_ok + 1)); done
+	n_want=$((n_want + 6))
 	settle
 	m1=$(sunreclaim)
 	growth+=($((m1 - m0)))
+	((r > 1 && least <= m1 - m0)) || least=$((m1 - m0))
 done
-check_eq "15 load/use/unload cycles" 15 $n_ok
+check_eq "$n_want load/use/unload cycles" "$n_want" $n_ok
 echo "# SUnreclaim growth per round of 6 cycles: ${growth[*]} KiB"
-least=$((growth[0] < growth[1] ? growth[0] : growth[1]))
-check "no steady slab growth (< 64 KiB per 6 cycles)" test "$least" -lt 64
+check "no steady slab growth (< 64 KiB in the least of ${#growth[@]} rounds of 6 cycles)" \
+	test "$least" -lt 64
 check_eq "no sysctl left behind" "no no" "$(present "$ns1")"
 
 done_testing
