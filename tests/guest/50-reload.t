@@ -82,19 +82,21 @@ for w in initial before after; do
 done
 rcvfix_unload
 
-# 4. Leaks: repeated load/use/unload with 24 namespaces alive (each load
+# 4. Leaks: repeated load/use/unload with 48 namespaces alive (each load
 #    registers a sysctl table, a proc file and pernet data in every one,
 #    about 1 KiB per namespace). Leaking those would grow unreclaimable
-#    slab by over 100 KiB in every round of 6 cycles. The allocator's own
+#    slab by about 290 KiB in every round of 6 cycles. The allocator's own
 #    caching moves SUnreclaim too: settle() has every cache give back what
 #    it holds (/sys/kernel/slab/*/shrink: empty slabs, per-CPU partial
 #    slabs, 7.x's sheaves), and warm-up still gives one-off growth. On 7.3
-#    arm64, without the shrink, two rounds grew 136 and 84 KiB, and a stock
-#    module (dummy) loaded and unloaded 6 times grew 100 KiB; with it,
-#    rcvfix's rounds were -64 and -16 KiB and dummy's 24 and 156 KiB. So
+#    arm64, without the shrink, two rounds grew 136 and 84 KiB (24
+#    namespaces), and a stock module (dummy) loaded and unloaded 6 times
+#    grew 100 KiB; with it, rounds without a leak moved SUnreclaim by -96
+#    to +156 KiB (6.1 and 6.12 amd64, 7.3 arm64, beside other guests). So
 #    the least of up to three rounds (a third only when neither of the
-#    first two stayed under it) must stay under 64 KiB.
-for i in $(seq 24); do netns_new "leak$i" > /dev/null; done
+#    first two stayed under it) must stay under 128 KiB, less than half of
+#    what such a leak adds to every round.
+for i in $(seq 48); do netns_new "leak$i" > /dev/null; done
 ns1=rcvfix-leak1-$$
 cycle() {
 	rcvfix_load default_enable=1 || return 1
@@ -114,7 +116,7 @@ n_ok=0 n_want=3
 for i in 1 2 3; do cycle && n_ok=$((n_ok + 1)); done	# warm-up
 growth=() least=
 for r in 1 2 3; do
-	((r < 3 || least >= 64)) || break
+	((r < 3 || least >= 128)) || break
 	settle
 	m0=$(sunreclaim)
 	for i in $(seq 6); do cycle && n_ok=$((n_ok + 1)); done
@@ -126,8 +128,8 @@ for r in 1 2 3; do
 done
 check_eq "$n_want load/use/unload cycles" "$n_want" $n_ok
 echo "# SUnreclaim growth per round of 6 cycles: ${growth[*]} KiB"
-check "no steady slab growth (< 64 KiB in the least of ${#growth[@]} rounds of 6 cycles)" \
-	test "$least" -lt 64
+check "no steady slab growth (< 128 KiB in the least of ${#growth[@]} rounds of 6 cycles)" \
+	test "$least" -lt 128
 check_eq "no sysctl left behind" "no no" "$(present "$ns1")"
 
 done_testing
