@@ -339,7 +339,7 @@ check() {
 		kmod_image "$kver"
 	done
 	export RCVFIX_TEST_TIMEOUT=${RCVFIX_TEST_TIMEOUT:-900}
-	# The whole suite: 70-85 min of guest time here (amd64: 15-20).
+	# The whole suite: 45-55 min of guest time here (amd64: 15-20).
 	export RCVFIX_GUEST_TIMEOUT=${RCVFIX_GUEST_TIMEOUT:-7200}
 	# make check's runner: guests side by side (one per host CPU), counts,
 	# the closing line and its exit status.

@@ -125,25 +125,15 @@ else
 fi
 
 # qemu_versions KVER...: the QEMU system emulators that booted KVER..., each
-# with its version ("qemu-system-aarch64 7.2.19"): kernel.env names the one
-# of another architecture (vm/vm.sh).
+# with its version ("qemu-system-aarch64 7.2.22"), as their guests' summaries
+# record them (vm/vm.sh).
 qemu_versions() {
-	local kver bin v
-	local -A seen=()
+	local kver
 	for kver in "$@"; do
-		bin=$(
-			RCVFIX_QEMU_BIN=
-			f=$RCVFIX_BUILD/$kver/kernel.env
-			# shellcheck disable=SC1090
-			[[ ! -r $f ]] || source "$f"
-			echo "${RCVFIX_QEMU_BIN:-qemu-system-x86_64}"
-		)
-		[[ -n ${seen[$bin]:-} ]] && continue
-		seen[$bin]=1
-		v=$("$bin" --version 2> /dev/null | head -n 1 |
-			sed -n 's/^QEMU emulator version \([^ ]*\).*/\1/p') || v=
-		echo "$bin ${v:-(version unknown)}"
-	done | paste -s -d, - | sed 's/,/, /g'
+		if read_summary "$kver" && [[ -n $sum_emulator ]]; then
+			echo "$sum_emulator"
+		fi
+	done | sort -u | paste -s -d, - | sed 's/,/, /g'
 }
 
 # results_table KVER...: build/results/check.md, one header line (date,

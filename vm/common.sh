@@ -15,11 +15,12 @@ msg() { echo "rcvfix-harness: $*" >&2; }
 die() { echo "rcvfix-harness: error: $*" >&2; exit 2; }
 
 # read_summary KVER: the guest's build/KVER/logs/summary (written by vm.sh)
-# into sum_passed, sum_failed, sum_skipped and sum_seconds; false if there
-# is none (the guest did not finish).
+# into sum_passed, sum_failed, sum_skipped, sum_seconds and sum_emulator
+# (the QEMU binary and its version); false if there is none (the guest did
+# not finish).
 read_summary() {
 	local summary=$RCVFIX_BUILD/$1/logs/summary key n
-	sum_passed=0 sum_failed=0 sum_skipped=0 sum_seconds=-
+	sum_passed=0 sum_failed=0 sum_skipped=0 sum_seconds=- sum_emulator=
 	[[ -r $summary ]] || return 1
 	while read -r key n; do
 		case $key in
@@ -27,6 +28,7 @@ read_summary() {
 		failed) sum_failed=$n ;;
 		skipped) sum_skipped=$n ;;
 		seconds) sum_seconds=$n ;;
+		emulator) sum_emulator=$n ;;
 		esac
 	done < "$summary"
 }

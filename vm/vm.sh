@@ -351,8 +351,10 @@ run_test_mode() {
 		echo "# last console lines ($console):"
 		console_excerpt "$(($(wc -l < "$console") > 25 ? $(wc -l < "$console") - 25 : 1))" '$'
 	fi
-	printf 'passed %d\nfailed %d\nskipped %d\nseconds %d\n' \
-		"$pass" "$fail" "$skip" "$elapsed" > "$summary"
+	printf 'passed %d\nfailed %d\nskipped %d\nseconds %d\nemulator %s %s\n' \
+		"$pass" "$fail" "$skip" "$elapsed" "$qemu_bin" \
+		"$("$qemu_bin" --version | sed -n '1s/^QEMU emulator version \([^ ]*\).*/\1/p')" \
+		> "$summary"
 	echo "== guest $kver: $pass passed, $fail failed$( ((skip == 0)) || echo ", $skip skipped") in ${elapsed}s"
 	((fail == 0)) || echo "   TAP: $results"$'\n'"   console: $console"
 	((fail == 0))
