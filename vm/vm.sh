@@ -14,6 +14,8 @@
 #   RCVFIX_TEST_TIMEOUT   seconds per test script in the guest (300)
 #   RCVFIX_GUEST_TIMEOUT  seconds for the whole guest run (3600: the 5.10
 #                         suite took 1800 s on a loaded 2-core machine)
+#   Both are for a guest of the amd64 guests' speed: kernel.env's
+#   RCVFIX_TIMEOUT_SCALE multiplies them, and the scripts' own limits.
 #   RCVFIX_KVM=1          use -accel kvm instead of TCG
 #   RCVFIX_VERBOSE=1      print every TAP comment, not only after failures
 #   RCVFIX_APPEND         extra kernel command line
@@ -27,6 +29,8 @@
 #                         virtconsole (hvc0, for boards with one UART)
 #   RCVFIX_GUEST_ROOT     the folder shared as the guest's / (the host's /)
 #   RCVFIX_GUEST_BIN      test programs built for the guest ($RCVFIX_BUILD/bin)
+#   RCVFIX_TIMEOUT_SCALE  how many times slower than an amd64 guest this one
+#                         runs the tests, a whole number (1)
 # Exit status: 0 all passed (cmd: the command's status), 1 failures, 2 usage
 # or setup error, 124 guest timed out (cmd mode).
 set -euo pipefail
@@ -55,7 +59,15 @@ qemu_bin=${RCVFIX_QEMU_BIN:-qemu-system-x86_64}
 console_dev=${RCVFIX_CONSOLE:-ttyS0}
 results_dev=${RCVFIX_RESULTS_DEV:-serial}
 guest_root=${RCVFIX_GUEST_ROOT:-/}
-guest_timeout=${RCVFIX_GUEST_TIMEOUT:-3600}
+timeout_scale=${RCVFIX_TIMEOUT_SCALE:-1}
+[[ $timeout_scale =~ ^[1-9][0-9]?$ ]] ||
+	die "RCVFIX_TIMEOUT_SCALE=$timeout_scale in $kbuild/kernel.env: a whole number from 1 to 99"
+for secs in "${RCVFIX_GUEST_TIMEOUT:-3600}" "${RCVFIX_TEST_TIMEOUT:-300}"; do
+	[[ $secs =~ ^[1-9][0-9]{0,5}$ ]] ||
+		die "RCVFIX_GUEST_TIMEOUT and RCVFIX_TEST_TIMEOUT are seconds (1-999999), not '$secs'"
+done
+guest_timeout=$((${RCVFIX_GUEST_TIMEOUT:-3600} * timeout_scale))
+test_timeout=$((${RCVFIX_TEST_TIMEOUT:-300} * timeout_scale))
 
 [[ -r $vmlinuz ]] ||
 	die "$vmlinuz not readable: install linux-image-$kver (make deps) and run as root"
@@ -104,7 +116,8 @@ envfile=$kbuild/run/$mode.env
 		RCVFIX_BIN "${RCVFIX_GUEST_BIN:-$RCVFIX_BUILD/bin}" \
 		RCVFIX_KMOD "$kbuild/kmod" \
 		RCVFIX_TESTS "${RCVFIX_TESTS:-}" \
-		RCVFIX_TEST_TIMEOUT "${RCVFIX_TEST_TIMEOUT:-300}" \
+		RCVFIX_TEST_TIMEOUT "$test_timeout" \
+		RCVFIX_TIMEOUT_SCALE "$timeout_scale" \
 		RCVFIX_CMD "${cmd:-}"
 	if [[ $mode == shell ]]; then
 		printf '%s=%q\n' RCVFIX_TERM "${TERM:-vt100}" \

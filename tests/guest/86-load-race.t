@@ -32,7 +32,8 @@ rcvfix_unload
 dmesg_mark loadrace
 out=/tmp/86-loadrace.out
 "$RCVFIX_BIN/stress-loadrace" --ko "$RCVFIX_KO" --namespaces "$namespaces" \
-	--cycles "$cycles" --pace-us "$pace" --timeout 1700 2>&1 | tee "$out"
+	--cycles "$cycles" --pace-us "$pace" --timeout "$(scaled 1700)" 2>&1 |
+	tee "$out"
 st=${PIPESTATUS[0]}
 sum=$(grep '^summary ' "$out")
 

@@ -9,6 +9,8 @@
 #      RCVFIX_BIN   folder of the test programs and tools built for it
 #      RCVFIX_KMOD  folder of test-only kernel modules built for it
 #      KVER         `uname -r` of the guest
+#      RCVFIX_TIMEOUT_SCALE  how many times slower than an amd64 guest this
+#                   one runs (1; arm64 under TCG: 3): see scaled below
 #  - a script prints TAP result lines through ok/fail/check below, never a
 #    plan; anything else it prints is turned into TAP comments by the runner;
 #  - exit 0 when done, 77 to skip the whole script (say why first with skip),
@@ -48,6 +50,11 @@ check() {
 check_eq() {
 	if [[ "$2" == "$3" ]]; then ok "$1"; else fail "$1" "expected: $2" "actual:   $3"; fi
 }
+
+# scaled SECONDS: a time bound measured on the amd64 guests, stretched for
+# a slower guest (vm/vm.sh's RCVFIX_TIMEOUT_SCALE). For hang detectors
+# only: what a test measures is never scaled.
+scaled() { echo $(($1 * ${RCVFIX_TIMEOUT_SCALE:-1})); }
 
 # pp CMD...: print a command, then run it (for readable logs).
 pp() { echo "# + $*"; "$@"; }

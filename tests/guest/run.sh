@@ -12,6 +12,9 @@
 #   RCVFIX_TESTS         optional subset: names or prefixes ("00 10-rule")
 #   RCVFIX_TEST_TIMEOUT  seconds per test script; a script that needs more
 #                        says so in its first lines: "# rcvfix-timeout: 900"
+#   RCVFIX_TIMEOUT_SCALE how many times slower than an amd64 guest this one
+#                        is (vm.sh already scaled RCVFIX_TEST_TIMEOUT; a
+#                        script's own limit is scaled here)
 #   RCVFIX_CMD           the command of cmd mode
 # Test mode writes TAP to /dev/ttyS1: "# running NAME" before each script,
 # its result lines, other output as "# " comments, "1..N" and
@@ -71,6 +74,8 @@ load_settings() {
 	PATH=$RCVFIX_BIN:$PATH
 	RCVFIX_MODE=${RCVFIX_MODE:-test}
 	RCVFIX_TEST_TIMEOUT=${RCVFIX_TEST_TIMEOUT:-300}
+	RCVFIX_TIMEOUT_SCALE=${RCVFIX_TIMEOUT_SCALE:-1}
+	export RCVFIX_TIMEOUT_SCALE
 }
 
 # --- fresh state between test scripts ------------------------------------
@@ -163,6 +168,7 @@ run_one() {	# run_one SCRIPT
 	name=$(basename "$t" .t)
 	own=$(head -n 20 "$t" |
 		sed -n 's/^# rcvfix-timeout: *\([0-9][0-9]*\).*/\1/p' | head -n 1)
+	[[ -z $own ]] || own=$((own * RCVFIX_TIMEOUT_SCALE))
 	[[ -z $own ]] || ((own <= limit)) || limit=$own
 	seq_no=$((seq_no + 1))
 	mark="rcvfix-run: begin $name #$seq_no"

@@ -47,6 +47,9 @@ static const char usage[] =
 "  --hammer S       no module: only run the workers for S seconds and\n"
 "                   check stock results (a load generator for other tests)\n"
 "  --seed N         random seed (time)\n"
+"  --time-scale N   a guest N times slower than amd64 under TCG: the\n"
+"                   bounds on a hold (30 s) and on rmmod reaching\n"
+"                   rcvfix_hook_quiesce (300 s) grow N times (1)\n"
 "  --timeout S      give up after S seconds (900)\n"
 "Prints FAIL: lines for every wrong result and one closing line\n"
 "  summary key=value...\n"
@@ -79,6 +82,7 @@ static uint64_t seed;
 static bool show_stacks;
 static int pace_us = 100;	/* workers sleep this long per iteration */
 static bool calm_load;		/* --calm-load */
+static int time_scale = 1;	/* --time-scale: stretches the hang bounds */
 static atomic_int calm;		/* workers pause while set */
 static int hold_ms = 200;	/* rmmod is kept waiting at least this long */
 
@@ -955,8 +959,9 @@ static void hold_lock(void)
 	if (pthread_create(&hd.holder, NULL, holder_main, NULL))
 		die(EXIT_SETUP, "pthread_create failed");
 	p.fd = hd.uffd;
-	if (poll(&p, 1, 30000) != 1 || read(hd.uffd, &msg, sizeof(msg)) !=
-	    sizeof(msg) || msg.event != UFFD_EVENT_PAGEFAULT)
+	if (poll(&p, 1, 30000 * time_scale) != 1 ||
+	    read(hd.uffd, &msg, sizeof(msg)) != sizeof(msg) ||
+	    msg.event != UFFD_EVENT_PAGEFAULT)
 		die(EXIT_FAILED, "hold: the holder's send() did not fault");
 }
 
@@ -1014,7 +1019,7 @@ static int hold_and_unload(int cycle, bool flip)
 		while (!atomic_load(&hd.setter_tid[i]))
 			sleep_ms(1);
 		if (!wait_stack(atomic_load(&hd.setter_tid[i]), in_replacement,
-				2, 30, stack, sizeof(stack)))
+				2, 30 * time_scale, stack, sizeof(stack)))
 			failure("cycle %d: setter %d is not asleep in rcvfix_sk_setsockopt/lock_sock:\n%s",
 				cycle, i, stack);
 	}
@@ -1039,8 +1044,8 @@ static int hold_and_unload(int cycle, bool flip)
 	 * its records, which took over 60 s on an emulated arm64 guest with
 	 * the workers running. The wait ends as soon as rmmod is there.
 	 */
-	quiescing = wait_stack(atomic_load(&rj.tid), in_quiesce, 1, 300, stack,
-			       sizeof(stack));
+	quiescing = wait_stack(atomic_load(&rj.tid), in_quiesce, 1,
+			       300 * time_scale, stack, sizeof(stack));
 	if (!quiescing)
 		failure("cycle %d: rmmod is not waiting in rcvfix_hook_quiesce (done %d):\n%s",
 			cycle, atomic_load(&rj.done), stack);
@@ -1191,6 +1196,8 @@ int main(int argc, char **argv)
 			seed = (uint64_t)parse_num(a, v, 0, LLONG_MAX);
 		} else if (!strcmp(a, "--timeout")) {
 			timeout = (int)parse_num(a, v, 1, 86400);
+		} else if (!strcmp(a, "--time-scale")) {
+			time_scale = (int)parse_num(a, v, 1, 99);
 		} else if (!strcmp(a, "--target")) {
 			const char *eq = strchr(v, '=');
 			long long ni;
