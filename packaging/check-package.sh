@@ -14,6 +14,8 @@
 set -uo pipefail
 # shellcheck source-path=SCRIPTDIR source=common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+# shellcheck source-path=SCRIPTDIR source=../vm/summary.sh
+source "$RCVFIX_REPO/vm/summary.sh"
 export LC_ALL=C
 
 cd "$RCVFIX_REPO" || exit 2
@@ -143,28 +145,21 @@ note "kernels: ${kvers[*]}; log: $LOG"
 # guest KVER TEST: boot KVER on tests/guest/TEST*.t; pass if it ran (not
 # skipped) and nothing failed.
 guest() {
-	local kver=$1 t=$2 summary passed=0 failed=0 skipped=0 key n secs
+	local kver=$1 t=$2 secs
 	if [[ ${PKG_GUEST:-1} == 0 ]]; then
 		note "guest $t on $kver: skipped (PKG_GUEST=0)"
 		return
 	fi
 	# A build folder of our own: the logs, initramfs and settings file of
 	# build/KVER belong to `make check`, which may be running meanwhile.
-	summary=$GUEST_BUILD/$kver/logs/summary
-	rm -f "$summary"
+	rm -f "$GUEST_BUILD/$kver/logs/summary"
 	timed secs env RCVFIX_BUILD="$GUEST_BUILD" RCVFIX_TESTS="$t" \
 		vm/vm.sh test "$kver"
-	if [[ -r $summary ]]; then
-		while read -r key n; do
-			case $key in
-			passed) passed=$n ;; failed) failed=$n ;; skipped) skipped=$n ;;
-			esac
-		done < "$summary"
-	fi
-	if ((passed > 0 && failed == 0 && skipped == 0)); then
-		ok "guest $kver: tests/guest/$t*.t: $passed passed (${secs}s)"
+	read_summary "$kver" "$GUEST_BUILD"
+	if ((sum_passed > 0 && sum_failed == 0 && sum_skipped == 0)); then
+		ok "guest $kver: tests/guest/$t*.t: $sum_passed passed (${secs}s)"
 	else
-		fail "guest $kver: tests/guest/$t*.t: $passed passed, $failed failed, $skipped skipped (${secs}s)" \
+		fail "guest $kver: tests/guest/$t*.t: $sum_passed passed, $sum_failed failed, $sum_skipped skipped (${secs}s)" \
 			"see $GUEST_BUILD/$kver/logs/results.tap"
 		grep -E '^(not ok|#  )' "$GUEST_BUILD/$kver/logs/results.tap" 2> /dev/null |
 			head -n 20 | sed 's/^/#   /'

@@ -29,7 +29,7 @@
 #   limits kernel.env stretches (RCVFIX_TIMEOUT_SCALE, see prepare);
 #   RCVFIX_NICE   niceness of the builds, debootstrap and guests (19)
 set -euo pipefail
-# shellcheck source=common.sh
+# shellcheck source-path=SCRIPTDIR source=common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 export LC_ALL=C
 

@@ -7,7 +7,7 @@
 # Usage: check.sh KVER...   (environment: see vm.sh; RCVFIX_JOBS=N guests
 # at a time, default: the number of host CPUs)
 set -euo pipefail
-# shellcheck source=common.sh
+# shellcheck source-path=SCRIPTDIR source=common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 export LC_ALL=C
 

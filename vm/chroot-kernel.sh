@@ -34,7 +34,7 @@
 #   (ask the archive again), DEBIAN_MIRROR (http://deb.debian.org/debian),
 #   DEBIAN_SECURITY_MIRROR (http://deb.debian.org/debian-security).
 set -euo pipefail
-# shellcheck source=common.sh
+# shellcheck source-path=SCRIPTDIR source=common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 export LC_ALL=C
 

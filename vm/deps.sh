@@ -4,7 +4,7 @@
 # all are present (no apt at all), else apt-get update (at most hourly) and
 # one install. Works without a terminal (CI). Usage: deps.sh PACKAGE...
 set -euo pipefail
-# shellcheck source=common.sh
+# shellcheck source-path=SCRIPTDIR source=common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 declare -A installed=()

@@ -6,7 +6,7 @@
 # Usage: kbuild.sh KVER   (MAKE in the environment: the make to run;
 #   RCVFIX_KBUILD_ROOT: the chroot the headers are in, chroot-kernel.sh)
 set -euo pipefail
-# shellcheck source=common.sh
+# shellcheck source-path=SCRIPTDIR source=common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 [[ $# -eq 1 ]] || die "usage: kbuild.sh KVER"

@@ -7,7 +7,7 @@
 #
 # Usage: mkinitramfs.sh KVER OUTPUT.cpio
 set -euo pipefail
-# shellcheck source=common.sh
+# shellcheck source-path=SCRIPTDIR source=common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 export LC_ALL=C
 

@@ -34,7 +34,7 @@
 # Exit status: 0 all passed (cmd: the command's status), 1 failures, 2 usage
 # or setup error, 124 guest timed out (cmd mode).
 set -euo pipefail
-# shellcheck source=common.sh
+# shellcheck source-path=SCRIPTDIR source=common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 export LC_ALL=C
 
@@ -364,10 +364,9 @@ run_test_mode() {
 		echo "# last console lines ($console):"
 		console_excerpt "$(($(wc -l < "$console") > 25 ? $(wc -l < "$console") - 25 : 1))" '$'
 	fi
-	printf 'passed %d\nfailed %d\nskipped %d\nseconds %d\nemulator %s %s\n' \
-		"$pass" "$fail" "$skip" "$elapsed" "$qemu_bin" \
-		"$("$qemu_bin" --version | sed -n '1s/^QEMU emulator version \([^ ]*\).*/\1/p')" \
-		> "$summary"
+	write_summary "$summary" "$pass" "$fail" "$skip" "$elapsed" \
+		"$qemu_bin $("$qemu_bin" --version |
+			sed -n '1s/^QEMU emulator version \([^ ]*\).*/\1/p')"
 	echo "== guest $kver: $pass passed, $fail failed$( ((skip == 0)) || echo ", $skip skipped") in ${elapsed}s"
 	((fail == 0)) || echo "   TAP: $results"$'\n'"   console: $console"
 	((fail == 0))

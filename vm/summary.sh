@@ -1,0 +1,45 @@
+# SPDX-License-Identifier: GPL-2.0
+# The guest summary, build/KVER/logs/summary: what one guest run counted,
+# written by vm.sh when the guest ends, read by check.sh and by
+# packaging/check-package.sh. Its only owner: one "key value" per line.
+# Sourced, not executable; needs nothing else.
+# shellcheck shell=bash
+
+# write_summary FILE PASSED FAILED SKIPPED SECONDS EMULATOR
+write_summary() {
+	printf 'passed %d\nfailed %d\nskipped %d\nseconds %d\nemulator %s\n' \
+		"$2" "$3" "$4" "$5" "$6" > "$1"
+}
+
+# read_summary KVER [BUILD]: BUILD/KVER/logs/summary (BUILD: $RCVFIX_BUILD)
+# into sum_passed, sum_failed, sum_skipped, sum_seconds and sum_emulator
+# (the QEMU binary and its version); false if there is none (the guest did
+# not finish).
+# shellcheck disable=SC2034 # the sum_ variables are its results
+read_summary() {
+	local summary=${2:-$RCVFIX_BUILD}/$1/logs/summary key n
+	sum_passed=0 sum_failed=0 sum_skipped=0 sum_seconds=- sum_emulator=
+	[[ -r $summary ]] || return 1
+	while read -r key n; do
+		case $key in
+		passed) sum_passed=$n ;;
+		failed) sum_failed=$n ;;
+		skipped) sum_skipped=$n ;;
+		seconds) sum_seconds=$n ;;
+		emulator) sum_emulator=$n ;;
+		esac
+	done < "$summary"
+}
+
+# count_summary KVER: add a guest's summary to the caller's pass, fail and
+# skip; a guest that did not finish counts as one failure.
+count_summary() {
+	if ! read_summary "$1"; then
+		fail=$((fail + 1))
+		echo "not ok - $1: the harness did not finish (see messages above)"
+		return
+	fi
+	pass=$((pass + sum_passed))
+	fail=$((fail + sum_failed))
+	skip=$((skip + sum_skipped))
+}
