@@ -336,7 +336,9 @@ harness_fail() {	# harness_fail DESC: one failure found by the host
 
 run_test_mode() {
 	local line_no test text stopped_explained=0
-	echo "== guest $kver: booting (TCG, 1 GiB, 2 vCPUs, timeout ${guest_timeout}s)"
+	echo "== guest $kver: booting (TCG, 1 GiB, 2 vCPUs, timeout ${guest_timeout}s," \
+		"${test_timeout}s per script$( ((timeout_scale == 1)) ||
+			echo ", limits x$timeout_scale"))"
 	run_guest on_test_line
 
 	if ((timed_out)); then

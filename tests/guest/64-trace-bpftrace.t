@@ -37,7 +37,7 @@ if [[ ! -e /sys/kernel/btf/rcvfix ]]; then
 fi
 timeout -s KILL 240 bpftrace -B none -e "$prog" > "$out" 2>&1 &
 bt=$!
-if ! wait_for "$out" "^ready|ERROR" "$(scaled 120)" || ! grep -q '^ready' "$out"; then
+if ! wait_for "$out" "^ready|ERROR" 120 || ! grep -q '^ready' "$out"; then
 	fail "bpftrace attaches to rcvfix:rcvbuf_set" "$(cat "$out")"
 	kill "$bt"
 	done_testing

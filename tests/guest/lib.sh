@@ -53,7 +53,7 @@ check_eq() {
 
 # scaled SECONDS: a time bound measured on the amd64 guests, stretched for
 # a slower guest (vm/vm.sh's RCVFIX_TIMEOUT_SCALE). For hang detectors
-# only: what a test measures is never scaled.
+# only: what a test measures is never scaled. wait_for scales its own.
 scaled() { echo $(($1 * ${RCVFIX_TIMEOUT_SCALE:-1})); }
 
 # pp CMD...: print a command, then run it (for readable logs).
@@ -342,10 +342,10 @@ check_sockopt() {
 }
 
 # wait_for FILE RE [SECONDS]: wait until a line of FILE matches the
-# extended regular expression RE (default 20 s). Bash builtins only: a
-# fork per poll costs the emulated guest more than the wait itself.
+# extended regular expression RE (default 20 s, scaled). Bash builtins
+# only: a fork per poll costs the emulated guest more than the wait itself.
 wait_for() {
-	local line end=$((SECONDS + ${3:-20}))
+	local line end=$((SECONDS + ${3:-20} * ${RCVFIX_TIMEOUT_SCALE:-1}))
 	while :; do
 		if [[ -r $1 ]]; then
 			while IFS= read -r line || [[ -n $line ]]; do
@@ -390,8 +390,8 @@ wscale_pair() {
 	S= C= SS=
 	rm -f "$gate"
 	# shellcheck disable=SC2086 # $6 and $7 are lists of options
-	in_ns "$sns" "$RCVFIX_BIN/wscale" server -a "$addr" -p "$port" -T 30 \
-		-H "$gate" $6 > "$out" 2>&1 &
+	in_ns "$sns" "$RCVFIX_BIN/wscale" server -a "$addr" -p "$port" \
+		-T "$(scaled 30)" -H "$gate" $6 > "$out" 2>&1 &
 	spid=$!
 	if ! wait_for "$out" listening 20; then
 		fail "$label: server listening" "$(cat "$out")"
@@ -399,8 +399,8 @@ wscale_pair() {
 		return 1
 	fi
 	# shellcheck disable=SC2086
-	in_ns "$cns" "$RCVFIX_BIN/wscale" client -a "$addr" -p "$port" -T 30 \
-		-H "$gate" $7 > "$cout" 2>&1 &
+	in_ns "$cns" "$RCVFIX_BIN/wscale" client -a "$addr" -p "$port" \
+		-T "$(scaled 30)" -H "$gate" $7 > "$cout" 2>&1 &
 	cpid=$!
 	wait_for "$cout" holding 20 && wait_for "$out" holding 20 &&
 		SS=$(in_ns "$cns" ss -tnmH state established | tr '\n\t' '  ')
@@ -409,14 +409,16 @@ wscale_pair() {
 	rm -f "$gate"
 	S=$(grep '^side=server' "$out")
 	C=$(grep '^side=client' "$cout")
-	rm -f "$out" "$cout"
 	echo "# $label: $S"
 	echo "# $label: $C"
 	echo "# $label: ss: $SS"
 	[[ -n $S && -n $C ]] || {
-		fail "$label: connection completed" "server: $S" "client: $C"
+		fail "$label: connection completed" "server: $(tail -n 3 "$out")" \
+			"client: $(tail -n 3 "$cout")"
+		rm -f "$out" "$cout"
 		return 1
 	}
+	rm -f "$out" "$cout"
 }
 
 # ss_rb SS: the first receive-buffer size (skmem rb) in `ss -m` output SS.
