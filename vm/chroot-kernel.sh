@@ -270,6 +270,7 @@ unpack_kernel() {
 	done
 	[[ -n $vmlinuz && -d $moddir ]] ||
 		die "no vmlinuz or modules of $k in $d/debs: see $d/root"
+	command -v depmod > /dev/null || "$HARNESS/deps.sh" kmod
 	depmod -b "${moddir%/lib/modules/*}" "$k" ||
 		die "depmod -b ${moddir%/lib/modules/*} $k failed"
 	printf '%s\n' "$vmlinuz" "$moddir" > "$d/root/.rcvfix-unpacked"

@@ -104,6 +104,9 @@ rm -f "$console" "$results"
 : > "$results"
 
 root_fs=$(guest_root_fs "${RCVFIX_MODDIR:-/lib/modules/$kver}")
+# The guest binds an unpacked kernel's modules under the host's /lib/modules
+# (init.sh), which a host without any kernel package of its own lacks.
+[[ -z ${RCVFIX_MODDIR:-} || -d /lib/modules ]] || mkdir -p /lib/modules
 export RCVFIX_ROOT_FS=$root_fs
 mods=$("$HARNESS/mkinitramfs.sh" "$kver" "$kbuild/initramfs.cpio")
 [[ -z ${RCVFIX_VERBOSE:-} ]] || msg "initramfs modules for $kver: ${mods:-none}"
