@@ -36,8 +36,9 @@ static const char usage[] =
 "Prints: side=<mode> rcv_wscale=<ours> snd_wscale=<peer's> rcvbuf=<at\n"
 "  connect> lock=<SO_BUF_LOCK at connect> rcvbuf_end=.. lock_end=..\n"
 "  sent=<bytes> received=<bytes> clamp=<TCP_WINDOW_CLAMP at connect, -1\n"
-"  for MPTCP> [rx_ms=<first to last byte received> ssthresh_max=<largest\n"
-"  tcpi_rcv_ssthresh while receiving>] [subflows=N]\n"
+"  for MPTCP> [rx_ms=<first to last byte received> wait_ms=<from the\n"
+"  transfer's start (connected, -r applied, held) to the last byte>\n"
+"  ssthresh_max=<largest tcpi_rcv_ssthresh while receiving>] [subflows=N]\n"
 "  [listener_rcvbuf=.. listener_lock=..]\n"
 "  (\"at connect\": once connected and -r applied)\n";
 
@@ -129,6 +130,7 @@ static void set_rcvbuf(int fd, int val)
 /* What the receiving side saw over the transfer. */
 static unsigned int rx_ssthresh_max;	/* largest tcpi_rcv_ssthresh */
 static double rx_first, rx_last;	/* first and last byte, seconds */
+static double rx_start;	/* the transfer began (after any hold), seconds */
 
 /*
  * After every read: the receive window's ceiling, tcpi_rcv_ssthresh (of
@@ -150,6 +152,7 @@ static long long transfer(int fd, long long to_send, long long *sent)
 	int eof = 0, wr_done = 0;
 
 	*sent = 0;
+	rx_start = now_s();
 	if (fcntl(fd, F_SETFL, O_NONBLOCK))
 		die(EXIT_SETUP, "fcntl: %s", strerror(errno));
 	if (to_send == 0) {
@@ -228,8 +231,9 @@ static void report(const char *side, int fd, struct buf_state at_start,
 	       at_start.lock, end.rcvbuf, end.lock, sent, received,
 	       at_start.clamp);
 	if (received)
-		printf(" rx_ms=%.0f ssthresh_max=%u",
-		       (rx_last - rx_first) * 1e3, rx_ssthresh_max);
+		printf(" rx_ms=%.0f wait_ms=%.0f ssthresh_max=%u",
+		       (rx_last - rx_first) * 1e3,
+		       (rx_last - rx_start) * 1e3, rx_ssthresh_max);
 	if (use_mptcp)
 		printf(" subflows=%d", subflows);
 	if (listener)
