@@ -31,21 +31,24 @@
  *    the accepted subflows are cloned with). Without that, a buffer set
  *    at or above tcp_rmem[2] kept every subflow at tcp_rmem[1] for good:
  *    autotuning never exceeds such a buffer, so it never raised them.
- *  - Once established, the window scale is fixed: the lock on a subflow
- *    costs nothing but its own autotuning (7.x), which cannot go beyond
- *    tcp_rmem[2]. A buffer at or above tcp_rmem[2] runs the kernel's sync
- *    (subflows get the buffer as on stock, where nothing else would give
- *    it to them); a smaller one leaves the subflows alone, for autotuning
- *    to raise them past it. The sync copies the buffer but, before 7.1,
- *    not the window clamp, and 6.1 raises a subflow's clamp only when
- *    autotuning grows the msk past its sk_rcvbuf, which it never does
- *    here: the subflows would keep the clamp of their setup (64 KB at
- *    Debian's tcp_rmem) for the connection's life, as on stock, and the
- *    sync's lock, which their msk does not have. So the next data a
- *    subflow so synced receives (mptcp_data_ready(), which has both
- *    sockets at hand: the msk's subflow list is private to net/mptcp)
- *    drops that lock and raises its clamp to its new buffer's window, as
- *    for an established TCP socket (rcvfix_tcp_clamp_follow()).
+ *  - Once established, the window scale is fixed and every buffer runs
+ *    the kernel's sync: the subflows get the msk's buffer as on stock,
+ *    where nothing else would give it to them. Left alone, they kept the
+ *    buffer and window clamp of their setup (64-96 KB of window at
+ *    Debian's tcp_rmem[1]) for good: autotuning raises them only when it
+ *    grows the msk past its sk_rcvbuf (mptcp_rcv_space_adjust(), every
+ *    kernel line), and the rate such a window allows never asks for more
+ *    than the buffer just set. A buffer between tcp_rmem[1] and
+ *    tcp_rmem[2] (7.x's default tcp_rmem[2] is 32 MB on a host with the
+ *    memory for it) ran 11x slower than stock on 7.3 that way, when only
+ *    a buffer at or above tcp_rmem[2] ran the sync. The sync copies the
+ *    buffer but, before 7.1, not the window clamp, and it sets the lock,
+ *    which their msk does not have. So the next data a subflow so synced
+ *    receives (mptcp_data_ready(), which has both sockets at hand: the
+ *    msk's subflow list is private to net/mptcp) drops that lock and
+ *    raises its clamp to its new buffer's window, as for an established
+ *    TCP socket (rcvfix_tcp_clamp_follow()): from there the subflows
+ *    autotune with their msk, as without SO_RCVBUF.
  *
  * A locked msk (every outcome of the rule that locks, and stock) runs the
  * kernel's own code everywhere; so does every other option.
@@ -97,11 +100,8 @@ void notrace rcvfix_mptcp_entry_sync_intval(unsigned long ip,
 		return;
 	msk = (struct sock *)rcvfix_fregs_arg(fregs, 0);
 	/* a plain read: a bitfield on 6.1, and racy by design (above) */
-	if (msk->sk_userlocks & SOCK_RCVBUF_LOCK)
-		return;
-	if (rcvfix_mptcp_established(msk) &&
-	    READ_ONCE(msk->sk_rcvbuf) >=
-	    READ_ONCE(sock_net(msk)->ipv4.sysctl_tcp_rmem[2]))
+	if ((msk->sk_userlocks & SOCK_RCVBUF_LOCK) ||
+	    rcvfix_mptcp_established(msk))
 		return;
 	rcvfix_hook_redirect(fregs, rcvfix_mptcp_sync_intval);
 }
@@ -159,11 +159,11 @@ void notrace rcvfix_mptcp_entry_syn_recv_sock(unsigned long ip,
  * locked by its receive path (bh-locked and not owned, or owned by the task
  * that processes its backlog), as setsockopt() holds it when it sets the
  * lock. A subflow locked by the kernel's sync at the buffer of an msk that
- * rcvfix left unlocked (see the top: only an established msk at or above
- * tcp_rmem[2] runs that sync; a locked msk, stock or a disabled namespace
- * never gets here) keeps that buffer, carries its msk's lock again (none)
- * and takes the window clamp of the buffer. Every other subflow costs two
- * compares: most have no lock.
+ * rcvfix left unlocked (see the top: only an established msk runs that
+ * sync; a locked msk, stock or a disabled namespace never gets here) keeps
+ * that buffer, carries its msk's lock again (none) and takes the window
+ * clamp of the buffer. Every other subflow costs two compares: most have
+ * no lock.
  */
 void notrace rcvfix_mptcp_entry_data_ready(unsigned long ip,
 					   unsigned long parent_ip,
