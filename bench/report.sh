@@ -96,15 +96,15 @@ fi
 
 # --- lifetime.md: throughput over a connection's life ------------------------------
 
-# One header line (date, commit, machine), then ms for 4 MB per cell.
+# One header line (date, commit, machine, bytes), then ms per cell.
 if [[ -n $(get meta.lifetime_kernel) ]]; then
 	commit=$(git -C "$here/.." rev-parse --short HEAD 2> /dev/null || echo unknown)
 	{
-		echo "Recorded $(get meta.lifetime_date) by \`make bench\` (part lifetime) on $(get meta.lifetime_kernel), commit $commit, $(get meta.host_cpus)-CPU host, $(get meta.qemu)."
+		echo "Recorded $(get meta.lifetime_date) by \`make bench\` (part lifetime) on $(get meta.lifetime_kernel), commit $commit, $(get meta.host_cpus)-CPU host, $(get meta.qemu); $(get meta.lifetime_bytes) bytes per transfer, ms from the transfer's start to its last byte."
 		echo
 		echo "| sysctls | cell | no SO_RCVBUF (ms) | stock (ms) | rcvfix enabled (ms) | enabled / better of the two |"
 		echo "|---|---|---|---|---|---|"
-		for sys in raised default; do
+		for sys in raised default rmem32; do
 			jq -r --arg s "$sys" '.lifetime[$s] // {} | to_entries[] |
 				"| \($s) | \(.key | sub("_"; ".")) | \(.value.none_ms) | \(.value.stock_ms) | \(.value.enabled_ms) | \(.value.ratio) |"' \
 				"$dir/results.json"

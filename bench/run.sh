@@ -10,7 +10,8 @@
 # Usage: run.sh KVER
 # Environment: RCVFIX_BUILD (build folder; mk/bench.mk: build/bench-run),
 #   BENCH_OUT results folder (build/bench), BENCH_PARTS "cost net lifetime"
-#   (or some), BENCH_LIFETIME_V6=1 (IPv6 cells too),
+#   (or some), BENCH_LIFETIME_V6=1 (IPv6 cells too), BENCH_LIFETIME_BYTES
+#   (bytes per transfer of the lifetime part, 4194304),
 #   BENCH_RUNS (3), BENCH_SECONDS (5), BENCH_DELAY_MS (25), BENCH_CONNS
 #   (200), BENCH_CALLS (20000), BENCH_IPERF (1), BENCH_STRICT=1 (exit 1 when
 #   a target is missed), MAKE.
@@ -84,7 +85,7 @@ for p in $parts; do
 	cost) guest cost " -smp 1 -icount shift=0" 900 "$env_common bash bench/cost.sh" ;;
 	net) guest net "" 2400 "$env_common bash bench/net.sh" ;;
 	lifetime) guest lifetime "" 1800 \
-		"BENCH_LIFETIME_V6=${BENCH_LIFETIME_V6:-0} bash bench/lifetime.sh" ;;
+		"BENCH_LIFETIME_V6=${BENCH_LIFETIME_V6:-0} BENCH_LIFETIME_BYTES=${BENCH_LIFETIME_BYTES:-4194304} bash bench/lifetime.sh" ;;
 	*) die "BENCH_PARTS: unknown part '$p' (cost, net, lifetime)" ;;
 	esac
 done

@@ -3,34 +3,45 @@
 # rcvfix-timeout: 900
 # (IPv4 2-3 min per kernel; with the IPv6 cells twice that)
 # Never slower than stock, nor than not asking, over a connection's life.
-# A 4 MB transfer at 50 ms RTT (veth, netem 25 ms each way), with Debian's
-# default tcp_rmem "4096 131072 6291456", for TCP and MPTCP, with SO_RCVBUF
-# on the receiving socket at every place an application sets it: client
-# before and after connect (download), listener before bind and after
-# listen, accepted socket (upload). Compared in this run: no SO_RCVBUF,
-# stock (module not loaded) and rcvfix enabled.
-#  - rmem_max raised to 16 MB, SO_RCVBUF 4194304: a buffer above
-#    tcp_rmem[2], which autotuning never exceeds (the case that once kept
-#    MPTCP subflows, and 6.1's TCP clamp after connect, at their setup size);
-#  - Debian's default rmem_max (212992): a buffer between tcp_rmem[1]/[2].
-# The oracle is the window the receiver could offer over the transfer: the
-# largest tcpi_rcv_ssthresh seen while reading (of the MPTCP subflow),
-# which the window clamp caps. A cell stuck at its setup window stays near
-# 64 KB where the others reach megabytes, whatever the emulated CPU's
-# speed. Where the emulated CPU, not the window, limits a transfer,
-# autotuning need not grow a buffer that is already large enough: a cell
-# whose window stayed lower passes if its time is within 1/0.6 of the
-# better of not asking and stock (see as_good; make bench keeps the rates).
-# A cell below its bound is measured once more (autotuning's pace follows
-# the emulated CPU) and judged by the better of its two runs. IPv4 in
-# `make check`; `make check-all` (or TESTS=23) adds every cell over IPv6
-# (cells named tcp6.*, mptcp6.*).
+# A 4 MB transfer at 50 ms RTT (veth, netem 25 ms each way), for TCP and
+# MPTCP, with SO_RCVBUF on the receiving socket at every place an
+# application sets it: client before and after connect (download),
+# listener before bind and after listen, accepted socket (upload).
+# Compared in this run: no SO_RCVBUF, stock (module not loaded) and rcvfix
+# enabled, under three sets of sysctls:
+#  - raised: Debian 12's default tcp_rmem "4096 131072 6291456", rmem_max
+#    raised to 16 MB, SO_RCVBUF 4194304: a buffer above tcp_rmem[2], which
+#    autotuning never exceeds (the case that once kept MPTCP subflows, and
+#    6.1's TCP clamp after connect, at their setup size);
+#  - default: the same tcp_rmem, Debian's default rmem_max (212992): a
+#    buffer between tcp_rmem[1] and tcp_rmem[2];
+#  - rmem32, MPTCP only: tcp_rmem[2] 32 MB (7.x's default on a host with
+#    the memory for it), rmem_max 16 MB: an 8 MB buffer between
+#    tcp_rmem[1] and tcp_rmem[2] (the case that kept 7.3's MPTCP subflows
+#    at their setup window after connect: 11x slower than stock; a TCP
+#    socket meets such a buffer in the default set).
+# The oracle is the time the receiver waits: from the start of the
+# transfer (connected, SO_RCVBUF set) to the last byte (wscale's wait_ms).
+# A cell passes if that is at most twice the better of not asking and
+# stock, measured in the same boot; a window held at its setup size costs
+# 6-11 x. TCG's noise can slow one transfer 2-4 x when the host is busy, so
+# a cell over its bound is measured up to twice more and judged by its best
+# run. IPv4 in `make check`; `make check-all` (or TESTS=23) adds every cell
+# over IPv6 (cells named tcp6.*, mptcp6.*).
 source "$RCVFIX_REPO/tests/guest/lib.sh"
 need "$RCVFIX_KO" "$RCVFIX_BIN/wscale"
 
-BYTES=4194304
+# rcvfix_lifetime_bytes: another size per transfer (make bench).
+BYTES=${rcvfix_lifetime_bytes:-4194304}
 REQ=4194304
-RMEM="4096 131072 6291456"
+# The sets of sysctls (see the top): rmem_max, and tcp_rmem in both
+# namespaces.
+declare -A RMAX=([raised]=16777216 [default]=212992 [rmem32]=16777216)
+declare -A RMEM=([raised]="4096 131072 6291456"
+	[default]="4096 131072 6291456" [rmem32]="4096 131072 33554432")
+SETS=(raised default rmem32)
+# in_set SET CELL: whether SET measures CELL (rmem32: MPTCP only).
+in_set() { [[ $1 != rmem32 || $2 == mptcp* ]]; }
 
 rcvfix_unload
 modprobe sch_netem 2> /dev/null || skip "no sch_netem module"
@@ -52,7 +63,6 @@ for ns in "$cns" "$sns"; do
 		tc -n "$ns" qdisc add dev "${dev%@*}" root netem delay 25ms limit 10000 ||
 			skip "cannot add netem"
 	done
-	ns_write /proc/sys/net/ipv4/tcp_rmem "$RMEM" "$ns"
 done
 mptcp=1
 in_ns "$sns" "$RCVFIX_BIN/sockopt" -p mptcp get > /dev/null 2>&1 || mptcp=0
@@ -72,7 +82,8 @@ xfer() {
 	wscale_pair "$1 $2" "$sns" "$cns" "$6" $port "$4" "$5" || return 1
 	if [[ $3 == dl ]]; then line=$C; else line=$S; fi
 	R[$1,$2]=$line
-	echo "# $1 $2: $(kv received "$line") bytes in $(kv rx_ms "$line") ms," \
+	echo "# $1 $2: $(kv received "$line") bytes in $(kv wait_ms "$line") ms" \
+		"(first to last byte $(kv rx_ms "$line") ms)," \
 		"window ceiling $(kv ssthresh_max "$line")"
 }
 
@@ -101,12 +112,22 @@ build_cells() {
 }
 build_cells "$REQ" "$BYTES"
 
-# run TAG RMAX: every cell, rmem_max set to RMAX.
+# use_sysctls SET: rmem_max and both namespaces' tcp_rmem of SET.
+use_sysctls() {
+	local ns
+	echo "${RMAX[$1]}" > /proc/sys/net/core/rmem_max
+	for ns in "$cns" "$sns"; do
+		ns_write /proc/sys/net/ipv4/tcp_rmem "${RMEM[$1]}" "$ns"
+	done
+}
+
+# run TAG SET: every cell, under the sysctls of SET.
 run() {
 	local c name dir sa ca srv
-	echo "$2" > /proc/sys/net/core/rmem_max
+	use_sysctls "$2"
 	for c in "${CELLS[@]}"; do
 		IFS='|' read -r name dir sa ca srv <<< "$c"
+		in_set "$2" "$name" || continue
 		# "no SO_RCVBUF" needs no second run with the module, and a
 		# locked buffer is compared with stock only
 		[[ ($1 == fixed* || $1 == *locked) && $name == *none* ]] && continue
@@ -114,56 +135,38 @@ run() {
 	done
 }
 
-# rmem_max of each set of sysctls.
-declare -A RMAX=([raised]=16777216 [default]=212992)
-run stock-raised "${RMAX[raised]}" || done_testing
-run stock-default "${RMAX[default]}" || done_testing
+for set in "${SETS[@]}"; do run "stock-$set" "$set" || done_testing; done
 rcvfix_load || { fail "load rcvfix"; done_testing; }
 rcvfix_enable 1 "$cns"
 rcvfix_enable 1 "$sns"
-run fixed-raised "${RMAX[raised]}" || done_testing
-run fixed-default "${RMAX[default]}" || done_testing
+for set in "${SETS[@]}"; do run "fixed-$set" "$set" || done_testing; done
 
-# ceiling TAG CELL: the largest window ceiling of that transfer; ms: its
-# time.
+# ms TAG CELL: the time the receiver waited in that transfer; ceiling: the
+# largest window it offered (shown, not judged).
+ms() { kv wait_ms "${R[$1,$2]}"; }
 ceiling() { kv ssthresh_max "${R[$1,$2]}"; }
-ms() { kv rx_ms "${R[$1,$2]}"; }
-# as_good CEILING MS: the window could open at least half as far as the
-# better of not asking and stock, or the transfer took at most 1/0.6 of the
-# better time. Only a window held low cuts the rate where the window is
-# the limit; where the emulated CPU is (an MPTCP socket reading at 4 MB/s
-# needs no window above 425984 at 50 ms RTT, so autotuning rightly leaves
-# it there, while not asking may overshoot with the netem queue's delay),
-# the rate shows that nothing was lost. A window held at its setup size
-# (64 KB) costs 3-8 x in time: both fail.
-as_good() { ((2 * $1 >= best || 6 * $2 <= 10 * best_ms)); }
-for sysctls in raised default; do
+# as_good MS: at most twice the better time of not asking and stock.
+as_good() { ((10 * $1 <= 20 * best_ms)); }
+for set in "${SETS[@]}"; do
 	for c in "${CELLS[@]}"; do
 		IFS='|' read -r name dir sa ca srv <<< "$c"
-		[[ $name == *none* ]] && continue
-		none=$(ceiling "stock-$sysctls" "${name%%.*}.none_$dir")
-		stock=$(ceiling "stock-$sysctls" "$name")
-		fixed=$(ceiling "fixed-$sysctls" "$name")
-		best=$((none > stock ? none : stock))
-		none_ms=$(ms "stock-$sysctls" "${name%%.*}.none_$dir")
-		stock_ms=$(ms "stock-$sysctls" "$name")
-		fixed_ms=$(ms "fixed-$sysctls" "$name")
+		[[ $name == *none* ]] || ! in_set "$set" "$name" && continue
+		none_ms=$(ms "stock-$set" "${name%%.*}.none_$dir")
+		stock_ms=$(ms "stock-$set" "$name")
+		fixed_ms=$(ms "fixed-$set" "$name")
 		best_ms=$((none_ms < stock_ms ? none_ms : stock_ms))
-		# A buffer that autotuning grows reaches its ceiling at a pace
-		# the emulated CPU sets: a cell below its bound is measured
-		# once more, and the better run counts.
-		if ! as_good "$fixed" "$fixed_ms"; then
-			echo "# $name, rmem_max $sysctls: window ceiling $fixed, $fixed_ms ms, measured again"
-			echo "${RMAX[$sysctls]}" > /proc/sys/net/core/rmem_max
-			xfer "fixed-$sysctls-again" "$name" "$dir" "$sa" "$ca" "$srv" || continue
-			again=$(ceiling "fixed-$sysctls-again" "$name")
-			again_ms=$(ms "fixed-$sysctls-again" "$name")
-			if as_good "$again" "$again_ms" || ((again > fixed)); then
-				fixed=$again fixed_ms=$again_ms
-			fi
-		fi
-		check "$name, rmem_max $sysctls: window ceiling $fixed at least half of max(no SO_RCVBUF $none, stock $stock), or $fixed_ms ms within 1/0.6 of min($none_ms, $stock_ms)" \
-			as_good "$fixed" "$fixed_ms"
+		for again in 1 2; do
+			as_good "$fixed_ms" && break
+			echo "# $name, $set: $fixed_ms ms, window ceiling" \
+				"$(ceiling "fixed-$set" "$name"), measured again"
+			use_sysctls "$set"
+			xfer "fixed-$set-again$again" "$name" "$dir" "$sa" "$ca" "$srv" ||
+				continue
+			again_ms=$(ms "fixed-$set-again$again" "$name")
+			((again_ms < fixed_ms)) && fixed_ms=$again_ms
+		done
+		check "$name, $set: waited $fixed_ms ms, at most twice min(no SO_RCVBUF $none_ms, stock $stock_ms)" \
+			as_good "$fixed_ms"
 	done
 done
 check_eq "rcvfix enabled: unlocked (accepted, raised)" 0 \
@@ -177,10 +180,10 @@ if (check_all_only "locked cells" > /dev/null); then
 	build_cells 32768 1048576
 	rcvfix_enable 0 "$cns"
 	rcvfix_enable 0 "$sns"
-	run stock-locked "${RMAX[default]}" || done_testing
+	run stock-locked default || done_testing
 	rcvfix_enable 1 "$cns"
 	rcvfix_enable 1 "$sns"
-	run fixed-locked "${RMAX[default]}" || done_testing
+	run fixed-locked default || done_testing
 	for c in "${CELLS[@]}"; do
 		IFS='|' read -r name dir sa ca srv <<< "$c"
 		[[ $name == *none* ]] && continue
