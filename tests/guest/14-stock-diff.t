@@ -34,8 +34,13 @@ TIMING=(
 # of that ACK, scaled by the payload/truesize ratio measured on the skbs
 # received so far (tcp_win_from_space()); how the 1 KB was packed and
 # moved to the MPTCP socket by then is timing (two stock runs on 7.3 differ
-# by 14976 bytes either way, seen with a 4 KB exchange).
-MPTCP_TIMING=(rcv_wnd tcpi_snd_wnd)
+# by 14976 bytes either way, seen with a 4 KB exchange). The MPTCP socket's
+# send buffer is tcp_wmem[0] plus its subflows', copied from them when the
+# socket is next released if it was owned when they grew (7.x:
+# MPTCP_SYNC_SNDBUF): 20480 or 2630656 right after the exchange, either way
+# between stock and rcvfix in two cells of one 7.3 PREEMPT_RT run beside
+# another guest, where rcvfix ran stock's code (a locking request).
+MPTCP_TIMING=(rcv_wnd tcpi_snd_wnd sndbuf)
 # What an avoided lock changes, besides the lock bit (buf_lock, and
 # userlocks in the kernel view): the window scale offered in the SYN (the
 # socket's own rcv_wscale, the peer's snd_wscale) comes from the unlocked
