@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # rcvfix-timeout: 900
-# (IPv4 2-3 min per kernel; with the IPv6 cells twice that)
+# (IPv4 2.5-3 min per kernel; with the IPv6 and locked cells 6.5-8.5 min)
 # Never slower than stock, nor than not asking, over a connection's life.
 # A 4 MB transfer at 50 ms RTT (veth, netem 25 ms each way), for TCP and
 # MPTCP, with SO_RCVBUF on the receiving socket at every place an
