@@ -134,7 +134,7 @@ help-core:
 	@echo "make [KDIR=...]         module/rcvfix.ko (default KDIR: headers of $(KVER)) and tools"
 	@echo "make deps               install every Debian package needed (idempotent)"
 	@echo "make check [KVER=...]   unit tests, then the guest suite on: $(KVERS)"
-	@echo "make check-all          the same plus: $(KVERS_RT) $(KVERS_CLOUD) $(KVERS_NEWEST)"
+	@echo "make check-all          the same plus: $(KVERS_RT) $(KVERS_CLOUD) $(KVERS_NEWEST) $(KVER_NEWEST_RT)"
 	@echo "                        $(KVER_510) $(KVER_510_RT) (newest ABIs, asked first)"
 	@echo "make vm-shell [KVER=...] [CMD='...']   guest shell, or run CMD in the guest"
 	@echo "make clean"

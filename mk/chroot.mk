@@ -2,7 +2,8 @@
 #
 # Debian kernels the host cannot build for, each line in a chroot of its own
 # Debian release (vm/chroot-kernel.sh, under build/LINE/):
-#   newest    Debian's newest kernel (7.x, trixie-backports; Debian 13 chroot)
+#   newest    Debian's newest kernel (7.x, trixie-backports; Debian 13 chroot),
+#             generic and PREEMPT_RT
 #   debian11  Debian 11's 5.10 (bullseye-security; Debian 11 chroot, gcc-10),
 #             generic and PREEMPT_RT
 # kbuild-KVER builds those in their chroot. `make check-all` asks the archive
@@ -12,6 +13,7 @@ CHROOT_KERNEL := $(HARNESS)/chroot-kernel.sh
 # The release each line picked last, else its tested pin (no network).
 chroot_known = $(shell $(CHROOT_KERNEL) known $(1) $(2) 2> /dev/null)
 KVERS_NEWEST := $(or $(NEWEST_KVER),$(call chroot_known,newest))
+KVER_NEWEST_RT := $(call chroot_known,newest,rt-amd64)
 KVER_510 := $(call chroot_known,debian11)
 KVER_510_RT := $(call chroot_known,debian11,rt-amd64)
 
@@ -25,7 +27,7 @@ DEB_BUILD_KDIR :=
 endif
 
 # The newest ABI of each chroot line: `make check-all` runs these first.
-CHROOT_LINES := newest debian11 debian11/rt-amd64
+CHROOT_LINES := newest newest/rt-amd64 debian11 debian11/rt-amd64
 chroot_prepare = $(CHROOT_KERNEL) prepare $(subst /, ,$(1))
 
 newest-kernel:
@@ -52,7 +54,8 @@ lint deps-lint $(addprefix lint-,$(LINT_STEPS)): \
 
 help-chroot:
 	@echo "make newest-kernel      Debian 13 chroot + headers + unpacked kernel of"
-	@echo "                        $(KVERS_NEWEST) in build/newest/ (cached);"
+	@echo "                        $(KVERS_NEWEST) in build/newest/ (cached; check-all"
+	@echo "                        also prepares $(KVER_NEWEST_RT));"
 	@echo "                        then: make check KVER=$(KVERS_NEWEST)"
 	@echo "make debian11-kernel    the same for Debian 11's 5.10 in build/debian11/:"
 	@echo "                        $(KVER_510) $(KVER_510_RT)"
