@@ -24,7 +24,7 @@
 # transfer (connected, SO_RCVBUF set) to the last byte (wscale's wait_ms).
 # A cell passes if that is at most twice the better of not asking and
 # stock, measured in the same boot; a window held at its setup size costs
-# 6-11 x. TCG's noise can slow one transfer 2-4 x when the host is busy, so
+# 5-11 x. TCG's noise can slow one transfer 2-4 x when the host is busy, so
 # a cell over its bound is measured up to twice more and judged by its best
 # run. IPv4 in `make check`; `make check-all` (or TESTS=23) adds every cell
 # over IPv6 (cells named tcp6.*, mptcp6.*).
