@@ -15,6 +15,8 @@ void rcvfix_entry_bpf_setsockopt(unsigned long ip, unsigned long parent_ip,
 				 struct ftrace_regs *fregs);
 
 /* Entries of the strategy's hook table, one each. */
+/* How many hooks the two lines below add to targets.c's table. */
+#define RCVFIX_BPF_LEGACY_HOOKS 2
 #define RCVFIX_BPF_LEGACY_HOOK_SOCK_OPS				\
 	{ .name = "bpf_sock_ops_setsockopt",				\
 	  .entry = rcvfix_entry_bpf_setsockopt },
@@ -22,6 +24,7 @@ void rcvfix_entry_bpf_setsockopt(unsigned long ip, unsigned long parent_ip,
 	{ .name = "bpf_sock_addr_setsockopt",				\
 	  .entry = rcvfix_entry_bpf_setsockopt },
 #else
+#define RCVFIX_BPF_LEGACY_HOOKS 0
 #define RCVFIX_BPF_LEGACY_HOOK_SOCK_OPS
 #define RCVFIX_BPF_LEGACY_HOOK_SOCK_ADDR
 #endif

@@ -12,6 +12,7 @@
 #include <linux/atomic.h>
 #include <linux/delay.h>
 #include <linux/jiffies.h>
+#include <linux/kallsyms.h>
 #include <linux/kprobes.h>
 #include <linux/list.h>
 #include <linux/module.h>
@@ -89,6 +90,31 @@ static int rcvfix_hook_find_copy(struct rcvfix_hook *hook)
 	return -ENOTUNIQ;
 }
 
+/*
+ * The entry of the function whose ftrace location is @hook->addr, for a
+ * replacement that calls it: the location may lie past the entry (after
+ * an ENDBR instruction, or arm64's patchable NOPs), and only the entry is
+ * a valid target of an indirect call. kallsyms says how far into its
+ * symbol the location is ("name+0x4/0x1a0").
+ */
+static int rcvfix_hook_find_entry(struct rcvfix_hook *hook)
+{
+	char sym[KSYM_SYMBOL_LEN];
+	unsigned long off;
+	char *plus, *slash;
+
+	sprint_symbol(sym, hook->addr);
+	plus = strrchr(sym, '+');
+	slash = plus ? strchr(plus, '/') : NULL;
+	if (!slash)
+		return -ENOENT;
+	*slash = '\0';
+	if (kstrtoul(plus + 1, 16, &off) || off > hook->addr)
+		return -ENOENT;
+	hook->func = hook->addr - off;
+	return 0;
+}
+
 /**
  * rcvfix_hook_resolve - find the ftrace location of hook->name
  * @hook: the hook to resolve
@@ -117,6 +143,8 @@ int rcvfix_hook_resolve(struct rcvfix_hook *hook)
 		return ret;
 	hook->addr = (unsigned long)kp.addr;
 	unregister_kprobe(&kp);
+	if (rcvfix_hook_find_entry(hook))
+		return -ENOENT;
 	if (rcvfix_hook_probe_traceable(hook))
 		return -EINVAL;
 	/*

@@ -11,12 +11,14 @@
 
 #include <linux/atomic.h>
 #include <linux/ftrace.h>
+#include <linux/module.h>
 #include <linux/types.h>
 
 struct rcvfix_hook {
 	const char *name;		/* the function to redirect */
 	ftrace_func_t entry;		/* decides, per call, to redirect */
 	unsigned long addr;		/* its ftrace location, once resolved */
+	unsigned long func;		/* its entry, for calling it */
 	struct ftrace_ops ops;
 	bool optional;			/* may be missing from a kernel */
 	bool observe;			/* acts at the entry, never redirects */
@@ -51,6 +53,18 @@ static __always_inline void rcvfix_hook_redirect(struct ftrace_regs *fregs,
 	atomic_inc(&rcvfix_hook_inflight);
 	if (!rcvfix_fregs_set_ip(fregs, (unsigned long)replacement))
 		atomic_dec(&rcvfix_hook_inflight);
+}
+
+/**
+ * rcvfix_hook_from_us - is the caller an entry callback sees in this module?
+ * @parent_ip: the return address into the caller
+ *
+ * A replacement that wraps the function it replaces calls it (through
+ * rcvfix_hook.func); the entry callback lets such a call through.
+ */
+static __always_inline bool rcvfix_hook_from_us(unsigned long parent_ip)
+{
+	return within_module(parent_ip, THIS_MODULE);
 }
 
 /* rcvfix_hook_done - a replacement has finished (see rcvfix_hook_quiesce) */

@@ -66,6 +66,7 @@
 
 #include "hook.h"
 #include "mptcp.h"
+#include "mptcp_lowat.h"
 #include "netns.h"
 #include "rcvbuf.h"
 
@@ -163,7 +164,9 @@ void notrace rcvfix_mptcp_entry_syn_recv_sock(unsigned long ip,
  * sync; a locked msk, stock or a disabled namespace never gets here) keeps
  * that buffer, carries its msk's lock again (none) and takes the window
  * clamp of the buffer. Every other subflow costs two compares: most have
- * no lock.
+ * no lock. Where MPTCP lacks the SO_RCVLOWAT wakeup fix, an msk whose
+ * reader set a mark is sent to mptcp_lowat.c's wrapper (this hook then
+ * redirects: targets.c); one more compare for every other msk.
  */
 void notrace rcvfix_mptcp_entry_data_ready(unsigned long ip,
 					   unsigned long parent_ip,
@@ -174,10 +177,13 @@ void notrace rcvfix_mptcp_entry_data_ready(unsigned long ip,
 	struct sock *ssk = (struct sock *)rcvfix_fregs_arg(fregs, 1);
 
 	/* plain reads: bitfields on 6.1, set under locks not held here */
-	if (likely(!(ssk->sk_userlocks & SOCK_RCVBUF_LOCK)) ||
-	    (msk->sk_userlocks & SOCK_RCVBUF_LOCK) ||
-	    !rcvfix_net_enabled(sock_net(msk)))
-		return;
-	ssk->sk_userlocks &= ~SOCK_RCVBUF_LOCK;
-	rcvfix_tcp_clamp_follow(ssk);
+	if (unlikely(ssk->sk_userlocks & SOCK_RCVBUF_LOCK) &&
+	    !(msk->sk_userlocks & SOCK_RCVBUF_LOCK) &&
+	    rcvfix_net_enabled(sock_net(msk))) {
+		ssk->sk_userlocks &= ~SOCK_RCVBUF_LOCK;
+		rcvfix_tcp_clamp_follow(ssk);
+	}
+	/* a reader with SO_RCVLOWAT, where the kernel lacks its wakeup fix */
+	if (unlikely(READ_ONCE(msk->sk_rcvlowat) > 1))
+		rcvfix_mptcp_lowat_data_ready_entry(fregs, parent_ip, msk);
 }

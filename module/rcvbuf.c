@@ -14,7 +14,9 @@
  *  sk_setsockopt()    setsockopt(SOL_SOCKET) from user space and
  *                     bpf_setsockopt(), but only for SO_RCVBUF and
  *                     SO_RCVBUFFORCE. Every other option meets one compare
- *                     in the entry callback and runs the kernel's own code.
+ *                     in the entry callback and runs the kernel's own code,
+ *                     but SO_RCVLOWAT on an MPTCP socket of a kernel whose
+ *                     MPTCP lacks the wakeup fix (mptcp_lowat.c).
  *
  * Before 6.0 the SOL_SOCKET entry is sock_setsockopt() (user space only)
  * and bpf_setsockopt() has its own SO_RCVBUF code: bpf_legacy.c adds its
@@ -35,6 +37,7 @@
 #include <net/tcp.h>
 
 #include "hook.h"
+#include "mptcp_lowat.h"
 #include "netns.h"
 #include "rcvbuf.h"
 #include "rule.h"
@@ -179,12 +182,18 @@ void notrace rcvfix_entry_sk_setsockopt(unsigned long ip,
 					struct ftrace_regs *fregs)
 {
 	int optname = (int)rcvfix_fregs_arg(fregs, 2);
+	struct rcvfix_setsockopt_obj *obj;
 	struct sock *sk;
 
-	if (likely(optname != SO_RCVBUF && optname != SO_RCVBUFFORCE))
+	if (likely(optname != SO_RCVBUF && optname != SO_RCVBUFFORCE &&
+		   optname != SO_RCVLOWAT))
 		return;
-	sk = rcvfix_setsockopt_sk((struct rcvfix_setsockopt_obj *)
-				  rcvfix_fregs_arg(fregs, 0));
+	obj = (struct rcvfix_setsockopt_obj *)rcvfix_fregs_arg(fregs, 0);
+	sk = rcvfix_setsockopt_sk(obj);
+	if (optname == SO_RCVLOWAT) {
+		rcvfix_mptcp_lowat_setsockopt_entry(fregs, sk);
+		return;
+	}
 	if (rcvfix_sk_in_scope(sk) && rcvfix_net_enabled(sock_net(sk)))
 		rcvfix_hook_redirect(fregs, rcvfix_sk_setsockopt);
 }

@@ -83,7 +83,7 @@ static const struct rcvfix_status_key rcvfix_status_keys[] = {
 	{ RCVFIX_KEY_LAST_ARM_ERROR, RCVFIX_SCOPE_MODULE, RCVFIX_TYPE_TEXT,
 	  "ERRNO:FUNCTION:OWNER of the last failed arm, or none" },
 	{ RCVFIX_KEY_RCVLOWAT_WAKEUP, RCVFIX_SCOPE_MODULE, RCVFIX_TYPE_TEXT,
-	  "The kernel's SO_RCVLOWAT wakeup: native or unknown" },
+	  "SO_RCVLOWAT wakeup fix, tcp:S,mptcp:S; S native, rcvfix, kernel, none or unknown" },
 	{ RCVFIX_KEY_ENABLE, RCVFIX_SCOPE_NETNS, RCVFIX_TYPE_GAUGE,
 	  "net.rcvfix.enable of the namespace: 1 fixed, 0 stock behaviour" },
 	{ RCVFIX_KEY_SETS, RCVFIX_SCOPE_PATH, RCVFIX_TYPE_COUNTER,

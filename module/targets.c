@@ -12,6 +12,7 @@
 #include "bpf_legacy.h"
 #include "hook.h"
 #include "mptcp.h"
+#include "mptcp_lowat.h"
 #include "rcvbuf.h"
 #include "status_keys.h"
 #include "targets.h"
@@ -23,6 +24,11 @@
  * copy of its function, such as NAME.constprop.0, refuses the load) and armed and disarmed all or
  * nothing by arm.c, only while some namespace has the fix enabled.
  */
+enum {
+	RCVFIX_HOOK_DATA_READY = 5 + RCVFIX_BPF_LEGACY_HOOKS,
+	RCVFIX_HOOK_POLL,
+};
+
 static struct rcvfix_hook rcvfix_candidate_hooks[] = {
 	/*
 	 * First, so that it is armed before and disarmed after the hooks
@@ -42,9 +48,13 @@ static struct rcvfix_hook rcvfix_candidate_hooks[] = {
 	{ .name = RCVFIX_MPTCP_ACCEPT,
 	  .entry = rcvfix_mptcp_entry_syn_recv_sock,
 	  .optional = true, .observe = true },
-	{ .name = RCVFIX_MPTCP_DATA_READY,
+	/* redirects where MPTCP lacks the SO_RCVLOWAT fix (mptcp_lowat.c) */
+	[RCVFIX_HOOK_DATA_READY] = { .name = RCVFIX_MPTCP_DATA_READY,
 	  .entry = rcvfix_mptcp_entry_data_ready,
 	  .optional = true, .observe = true },
+	/* only where MPTCP lacks the SO_RCVLOWAT fix */
+	[RCVFIX_HOOK_POLL] = { .name = RCVFIX_MPTCP_POLL,
+	  .entry = rcvfix_mptcp_lowat_entry_poll, .optional = true },
 };
 
 /* The resolved ones, set once at load before any namespace can arm them. */
@@ -61,9 +71,28 @@ int rcvfix_targets_init(void)
 	unsigned int i, n = 0;
 	int ret;
 
+	struct rcvfix_hook *data_ready = NULL, *poll = NULL;
+	bool lowat = rcvfix_mptcp_lowat_wanted();
+
+	rcvfix_candidate_hooks[RCVFIX_HOOK_DATA_READY].observe = !lowat;
 	for (i = 0; i < ARRAY_SIZE(rcvfix_candidate_hooks); i++) {
 		hook = &rcvfix_candidate_hooks[i];
+		if (i == RCVFIX_HOOK_POLL && !lowat)
+			continue;
 		ret = rcvfix_hook_resolve(hook);
+		if (ret && lowat && i == RCVFIX_HOOK_DATA_READY) {
+			/* without its redirect, only observe it */
+			rcvfix_mptcp_lowat_unavailable(hook->name, ret);
+			lowat = false;
+			hook->observe = true;
+			ret = rcvfix_hook_resolve(hook);
+		} else if (ret && i == RCVFIX_HOOK_POLL) {
+			rcvfix_mptcp_lowat_unavailable(hook->name, ret);
+			lowat = false;
+			if (data_ready)
+				data_ready->observe = true;
+			continue;
+		}
 		if (ret == -ENOTUNIQ) {
 			pr_err("cannot hook %s: the kernel has another copy of it (a traceable %s.*, as a compiler makes for some callers) whose callers would pass no hook\n",
 			       hook->name, hook->name);
@@ -82,10 +111,18 @@ int rcvfix_targets_init(void)
 			       ret);
 			return ret;
 		}
+		if (i == RCVFIX_HOOK_DATA_READY)
+			data_ready = hook;
+		else if (i == RCVFIX_HOOK_POLL)
+			poll = hook;
 		rcvfix_hooks[rcvfix_nr_hooks++] = hook;
 		n += scnprintf(rcvfix_targets + n, sizeof(rcvfix_targets) - n,
 			       "%s%s", n ? ", " : "", hook->name);
 	}
+	if (lowat && data_ready && poll)
+		rcvfix_mptcp_lowat_hooked(data_ready, poll);
+	else if (lowat)
+		rcvfix_mptcp_lowat_unavailable(RCVFIX_MPTCP_DATA_READY, -ENOENT);
 	return 0;
 }
 

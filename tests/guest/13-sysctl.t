@@ -200,6 +200,9 @@ fi
 for f in subflow_finish_connect subflow_syn_recv_sock mptcp_data_ready; do
 	! grep -qx "$f" <<< "$traceable" || want_targets+=",$f"
 done
+# Where rcvfix fixes MPTCP's SO_RCVLOWAT wakeups (before 6.7), mptcp_poll.
+[[ $(rcvfix_status rcvlowat_wakeup) != *mptcp:rcvfix ]] ||
+	want_targets+=",mptcp_poll"
 echo "# strategy on $(uname -r): $(rcvfix_status strategy) ($(rcvfix_status targets))"
 check_eq "/proc/net/rcvfix: strategy for this kernel" "$want_strategy" \
 	"$(rcvfix_status strategy)"

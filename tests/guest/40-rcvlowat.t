@@ -13,10 +13,10 @@ MIB=1048576
 rcvfix_unload
 dmesg_mark start
 rcvfix_load || { fail "load rcvfix"; done_testing; }
-check_eq "/proc/net/rcvfix: rcvlowat_wakeup" native \
-	"$(rcvfix_status rcvlowat_wakeup)"
-check "load message reports the wakeup fix as native" \
-	grep -q 'rcvfix: .*SO_RCVLOWAT wakeup fix native' \
+check "/proc/net/rcvfix: rcvlowat_wakeup tcp:native (MPTCP: test 41)" \
+	grep -qE '^tcp:native,mptcp:[a-z]+$' <<< "$(rcvfix_status rcvlowat_wakeup)"
+check "load message reports the TCP wakeup fix as native" \
+	grep -q 'rcvfix: .*SO_RCVLOWAT wakeup fix tcp native' \
 	<<< "$(dmesg_since_mark start)"
 
 a=$(netns_new lowa)	# sender

@@ -209,6 +209,20 @@ static inline socklen_t inet_any_addr(struct sockaddr_storage *ss,
 	return sizeof(*sa6);
 }
 
+#ifndef IPPROTO_MPTCP
+#define IPPROTO_MPTCP 262
+#endif
+
+/* An IPv4 or IPv6 stream socket of @family, MPTCP if @mptcp else TCP, or die. */
+static inline int inet_stream_socket(int family, int mptcp)
+{
+	int fd = socket(family, SOCK_STREAM, mptcp ? IPPROTO_MPTCP : 0);
+
+	if (fd < 0)
+		die(EXIT_SETUP, "socket: %s", strerror(errno));
+	return fd;
+}
+
 /* A TCP socket over IPv4, or die. */
 static inline int tcp_socket(void)
 {

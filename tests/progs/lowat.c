@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lowat: measure how often a poll()+recv() TCP reader is woken, with or
- * without SO_RCVLOWAT, while a sender streams a bounded amount of data
- * (bulk, or small paced segments). Proves the SO_RCVLOWAT wakeup property.
+ * lowat: measure how often a poll()+recv() reader of a TCP or MPTCP socket
+ * is woken, with or without SO_RCVLOWAT, while a sender streams a bounded
+ * amount of data (bulk, or small paced segments), and check when such a
+ * socket is reported readable. Proves the SO_RCVLOWAT wakeup property.
  */
 #include "common.h"
 
+#include <pthread.h>
+#include <sys/epoll.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -14,24 +17,44 @@
 #include <sys/socket.h>
 
 static const char usage[] =
-"usage: lowat recv [-a ADDR] [-p PORT] [-l LOWAT] [-T SECONDS]\n"
-"       lowat send [-a ADDR] [-p PORT] -n BYTES [-c CHUNK] [-g GAP_US]\n"
+"usage: lowat recv [-m] [-a ADDR] [-p PORT] [-l LOWAT] [-T SECONDS]\n"
+"       lowat send [-m] [-a ADDR] [-p PORT] -n BYTES [-c CHUNK] [-g GAP_US]\n"
 "                  [-T SECONDS]\n"
+"       lowat ready [-m] [-a ADDR] [-p PORT] [-l LOWAT] [-T SECONDS]\n"
 "  recv: listen on ADDR:PORT (default 0.0.0.0:40001), accept one connection,\n"
 "        set SO_RCVLOWAT to LOWAT (0: leave unset), then poll()+recv() until\n"
 "        EOF; prints 'listening' once ready, then one result line:\n"
-"        lowat=.. bytes=.. polls=.. recvs=.. nvcsw=.. nivcsw=.. seconds=..\n"
-"        polls_per_mb=.. nvcsw_per_mb=..  (nvcsw: voluntary context\n"
-"        switches of the reader, i.e. how often it slept and was woken)\n"
+"        lowat=.. bytes=.. polls=.. recvs=.. short=.. nvcsw=.. nivcsw=..\n"
+"        seconds=.. polls_per_mb=.. nvcsw_per_mb=..  (nvcsw: voluntary\n"
+"        context switches of the reader, i.e. how often it slept and was\n"
+"        woken; short: wakeups whose reads got less than LOWAT, EOF aside)\n"
 "  send: connect to ADDR:PORT (default 127.0.0.1:40001), send BYTES in\n"
 "        writes of CHUNK bytes (default 256 KiB); with -g, TCP_NODELAY and\n"
 "        a pause of GAP_US microseconds after each write\n"
+"  ready: both ends in this process, connected over ADDR:PORT (default\n"
+"        127.0.0.1:40001); the reader sets SO_RCVLOWAT LOWAT (default 512 KiB)\n"
+"        and checks when it is reported readable; one result line:\n"
+"        below_poll=0|1 below_epoll=0|1 (LOWAT/2 queued: readable?)\n"
+"        lowered_ms=N (blocked in poll() until the mark was lowered to\n"
+"        LOWAT/4 by another thread 300 ms in; -1: not woken in 3 s)\n"
+"        above_ms=N above_read=BYTES (the rest sent: woken, read at once)\n"
+"        wait_read=BYTES wait_ms=N (a blocking recv() while 64 KiB, then\n"
+"        300 ms later LOWAT, arrive) eof_ms=N (1000 bytes and a FIN)\n"
+"  -m    MPTCP sockets (IPPROTO_MPTCP) instead of TCP; ADDR may be IPv6\n"
 "  -T    give up after this long (default 60), exit 124\n";
+
+static int use_mptcp;
+static int family = AF_INET;	/* of -a ADDR */
+
+static int new_socket(void)
+{
+	return inet_stream_socket(family, use_mptcp);
+}
 
 static void do_recv(int fd, int lowat)
 {
 	static char buf[4 << 20];
-	long long bytes = 0, polls = 0, recvs = 0;
+	long long bytes = 0, polls = 0, recvs = 0, shorts = 0;
 	struct rusage ru0, ru1;
 	double t0, secs, mb;
 	int conn;
@@ -48,6 +71,7 @@ static void do_recv(int fd, int lowat)
 	getrusage(RUSAGE_THREAD, &ru0);
 	for (;;) {
 		struct pollfd p = { .fd = conn, .events = POLLIN };
+		long long got = 0;
 		ssize_t n;
 		int eof = 0;
 
@@ -62,6 +86,7 @@ static void do_recv(int fd, int lowat)
 			recvs++;
 			if (n > 0) {
 				bytes += n;
+				got += n;
 				continue;
 			}
 			if (n == 0)
@@ -72,22 +97,24 @@ static void do_recv(int fd, int lowat)
 		}
 		if (eof)
 			break;
+		if (lowat > 0 && got < lowat)
+			shorts++;
 	}
 	getrusage(RUSAGE_THREAD, &ru1);
 	secs = now_s() - t0;
 	mb = bytes / 1048576.0;
 	if (mb <= 0)
 		mb = 1e-9;
-	printf("lowat=%d bytes=%lld polls=%lld recvs=%lld nvcsw=%ld "
+	printf("lowat=%d bytes=%lld polls=%lld recvs=%lld short=%lld nvcsw=%ld "
 	       "nivcsw=%ld seconds=%.3f polls_per_mb=%.2f nvcsw_per_mb=%.2f\n",
-	       lowat, bytes, polls, recvs, ru1.ru_nvcsw - ru0.ru_nvcsw,
+	       lowat, bytes, polls, recvs, shorts, ru1.ru_nvcsw - ru0.ru_nvcsw,
 	       ru1.ru_nivcsw - ru0.ru_nivcsw, secs, polls / mb,
 	       (ru1.ru_nvcsw - ru0.ru_nvcsw) / mb);
 	close(conn);
 }
 
-static void do_send(int fd, struct sockaddr_in *sa, long long total,
-		    int chunk, int gap_us)
+static void do_send(int fd, struct sockaddr_storage *sa, socklen_t salen,
+		    long long total, int chunk, int gap_us)
 {
 	static char buf[4 << 20];
 	struct timespec gap = { gap_us / 1000000, (gap_us % 1000000) * 1000L };
@@ -96,12 +123,12 @@ static void do_send(int fd, struct sockaddr_in *sa, long long total,
 
 	if (chunk <= 0 || chunk > (int)sizeof(buf))
 		die(EXIT_USAGE, "-c: chunk must be 1..%zu", sizeof(buf));
-	while (connect(fd, (struct sockaddr *)sa, sizeof(*sa))) {
+	while (connect(fd, (struct sockaddr *)sa, salen)) {
 		if (errno != ECONNREFUSED && errno != EINTR)
 			die(EXIT_SETUP, "connect: %s", strerror(errno));
 		close(fd);
 		usleep(20000);
-		fd = tcp_socket();
+		fd = new_socket();
 	}
 	if (gap_us > 0) {
 		int one = 1;
@@ -127,6 +154,144 @@ static void do_send(int fd, struct sockaddr_in *sa, long long total,
 	printf("sent=%lld seconds=%.3f\n", sent, now_s() - t0);
 }
 
+/* ---- lowat ready ---- */
+
+static double ms_since(double t0)
+{
+	return (now_s() - t0) * 1000.0;
+}
+
+/* Sends @len bytes, giving up after 3 s of a full window; returns sent. */
+static long long send_some(int fd, long long len)
+{
+	static char buf[64 << 10];
+	double t0 = now_s();
+	long long sent = 0;
+
+	while (sent < len && now_s() - t0 < 3.0) {
+		size_t n = len - sent < (long long)sizeof(buf) ?
+			   (size_t)(len - sent) : sizeof(buf);
+		ssize_t r = send(fd, buf, n, MSG_DONTWAIT | MSG_NOSIGNAL);
+
+		if (r > 0)
+			sent += r;
+		else if (r < 0 && errno != EAGAIN && errno != EINTR)
+			die(1, "send: %s", strerror(errno));
+		else
+			usleep(2000);
+	}
+	return sent;
+}
+
+/* poll() for POLLIN up to @ms; returns the time it took, or -1. */
+static long poll_in_ms(int fd, int ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	double t0 = now_s();
+
+	while (poll(&p, 1, ms) < 0)
+		if (errno != EINTR)
+			die(1, "poll: %s", strerror(errno));
+	return (p.revents & POLLIN) ? (long)ms_since(t0) : -1;
+}
+
+struct ready_later {
+	int fd, lowat;		/* set SO_RCVLOWAT on fd, if lowat */
+	long long send;		/* or send this much on fd */
+};
+
+static void *ready_later_fn(void *arg)
+{
+	struct ready_later *l = arg;
+
+	usleep(300000);
+	if (l->lowat &&
+	    setsockopt(l->fd, SOL_SOCKET, SO_RCVLOWAT, &l->lowat,
+		       sizeof(l->lowat)))
+		die(1, "setsockopt(SO_RCVLOWAT): %s", strerror(errno));
+	if (l->send)
+		send_some(l->fd, l->send);
+	return NULL;
+}
+
+static void later(pthread_t *t, struct ready_later *l)
+{
+	if (pthread_create(t, NULL, ready_later_fn, l))
+		die(EXIT_SETUP, "pthread_create failed");
+}
+
+static void do_ready(int lfd, struct sockaddr_storage *sa, socklen_t salen,
+		     int lowat)
+{
+	static char buf[4 << 20];
+	struct epoll_event ev = { .events = EPOLLIN };
+	struct ready_later l = {};
+	long below_poll, below_epoll, lowered, above, wait_ms, eof;
+	long long above_read, wait_read = 0;
+	int cfd = new_socket(), fd, ep, one = 1;
+	pthread_t t;
+	double t0;
+	ssize_t n;
+
+	if (connect(cfd, (struct sockaddr *)sa, salen))
+		die(EXIT_SETUP, "connect: %s", strerror(errno));
+	fd = accept(lfd, NULL, NULL);
+	if (fd < 0)
+		die(EXIT_SETUP, "accept: %s", strerror(errno));
+	setsockopt(cfd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVLOWAT, &lowat, sizeof(lowat)))
+		die(EXIT_SETUP, "setsockopt(SO_RCVLOWAT): %s", strerror(errno));
+
+	/* half the mark queued: not readable */
+	if (send_some(cfd, lowat / 2) != lowat / 2)
+		die(1, "could not queue %d bytes", lowat / 2);
+	usleep(300000);
+	below_poll = poll_in_ms(fd, 0) >= 0;
+	ep = epoll_create1(0);
+	if (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev))
+		die(EXIT_SETUP, "epoll: %s", strerror(errno));
+	below_epoll = epoll_wait(ep, &ev, 1, 0) > 0;
+
+	/* the mark lowered below what is queued, by another thread */
+	l = (struct ready_later){ .fd = fd, .lowat = lowat / 4 };
+	later(&t, &l);
+	lowered = poll_in_ms(fd, 3000);
+	pthread_join(t, NULL);
+
+	/* back to the mark, then the rest arrives: readable, all of it */
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVLOWAT, &lowat, sizeof(lowat)))
+		die(1, "setsockopt(SO_RCVLOWAT): %s", strerror(errno));
+	send_some(cfd, lowat / 2 + 4096);
+	above = poll_in_ms(fd, 3000);
+	n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+	above_read = n > 0 ? n : 0;
+
+	/* a blocking recv() waits for the mark */
+	send_some(cfd, 65536);
+	l = (struct ready_later){ .fd = cfd, .send = lowat };
+	later(&t, &l);
+	t0 = now_s();
+	n = recv(fd, buf, sizeof(buf), 0);
+	wait_ms = (long)ms_since(t0);
+	wait_read = n > 0 ? n : 0;
+	pthread_join(t, NULL);
+	while (recv(fd, buf, sizeof(buf), MSG_DONTWAIT) > 0)
+		;
+
+	/* less than the mark, then the end of the stream: readable */
+	send_some(cfd, 1000);
+	shutdown(cfd, SHUT_WR);
+	eof = poll_in_ms(fd, 3000);
+
+	printf("lowat=%d below_poll=%ld below_epoll=%ld lowered_ms=%ld "
+	       "above_ms=%ld above_read=%lld wait_read=%lld wait_ms=%ld "
+	       "eof_ms=%ld\n", lowat, below_poll, below_epoll, lowered, above,
+	       above_read, wait_read, wait_ms, eof);
+	close(ep);
+	close(fd);
+	close(cfd);
+}
+
 const char *prog = "lowat";
 
 int main(int argc, char **argv)
@@ -135,11 +300,18 @@ int main(int argc, char **argv)
 	int port = 40001, lowat = 0, chunk = 256 * 1024, gap_us = 0;
 	int timeout = 60, fd, c;
 	long long total = -1;
-	struct sockaddr_in sa;
+	struct sockaddr_storage sa;
+	socklen_t salen;
 
-	mode = mode_arg(argc, argv, usage, "recv", "send");
-	while ((c = getopt(argc, argv, "a:p:l:n:c:g:T:")) != -1) {
+	if (argc > 1 && !strcmp(argv[1], "ready")) {
+		mode = argv[1];
+		optind = 2;
+	} else {
+		mode = mode_arg(argc, argv, usage, "recv", "send");
+	}
+	while ((c = getopt(argc, argv, "ma:p:l:n:c:g:T:")) != -1) {
 		switch (c) {
+		case 'm': use_mptcp = 1; break;
 		case 'a': addr = optarg; break;
 		case 'p': port = parse_int("-p", optarg); break;
 		case 'l': lowat = parse_int("-l", optarg); break;
@@ -153,18 +325,22 @@ int main(int argc, char **argv)
 	if (optind != argc)
 		die(EXIT_USAGE, "unexpected argument '%s'", argv[optind]);
 	if (!addr)
-		addr = mode[0] == 'r' ? "0.0.0.0" : "127.0.0.1";
-	ipv4_addr(&sa, addr, port);
+		addr = !strcmp(mode, "recv") ? "0.0.0.0" : "127.0.0.1";
+	salen = inet_any_addr(&sa, addr, port);
+	family = sa.ss_family;
 	watchdog(timeout);
 
-	fd = tcp_socket();
-	if (mode[0] == 'r') {
-		tcp_listen(fd, &sa, addr, port);
+	fd = new_socket();
+	if (!strcmp(mode, "recv")) {
+		tcp_listen_at(fd, (struct sockaddr *)&sa, salen, addr, port);
 		do_recv(fd, lowat);
+	} else if (!strcmp(mode, "ready")) {
+		tcp_listen_at(fd, (struct sockaddr *)&sa, salen, addr, port);
+		do_ready(fd, &sa, salen, lowat > 0 ? lowat : 512 * 1024);
 	} else {
 		if (total < 0)
 			die(EXIT_USAGE, "send needs -n BYTES");
-		do_send(fd, &sa, total, chunk, gap_us);
+		do_send(fd, &sa, salen, total, chunk, gap_us);
 	}
 	close(fd);
 	return 0;

@@ -48,11 +48,7 @@ static int family = AF_INET;	/* of -a ADDR */
 
 static int new_socket(void)
 {
-	int fd = socket(family, SOCK_STREAM, use_mptcp ? IPPROTO_MPTCP : 0);
-
-	if (fd < 0)
-		die(EXIT_SETUP, "socket: %s", strerror(errno));
-	return fd;
+	return inet_stream_socket(family, use_mptcp);
 }
 
 /* TCP_WINDOW_CLAMP, or -1 where the socket does not offer it (MPTCP). */

@@ -1,0 +1,318 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Member offsets of private kernel structs, from the running kernel's BTF.
+ * Some of what rcvfix reads lives in structs that only one subsystem's
+ * source declares (struct mptcp_sock is in net/mptcp/protocol.h, not in
+ * the headers package), and their layout changes between and within
+ * kernel lines. Debian's kernels carry their own type information
+ * (CONFIG_DEBUG_INFO_BTF) in /sys/kernel/btf/vmlinux: this file reads it
+ * once, walks its type section and answers where a named member of a named
+ * struct is, checking that the member is what the caller expects (the
+ * size of its type, no bit field). Nothing is guessed: a struct that is
+ * missing or named twice, a member that is missing or of another size, a
+ * type kind this code does not know, or a malformed file is an error, with
+ * the reason in @why for the caller's one log line.
+ *
+ * The format: include/uapi/linux/btf.h and Documentation/bpf/btf.rst.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/btf.h>
+#include <linux/errno.h>
+#include <linux/kernel.h>
+#include <linux/kernel_read_file.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/vmalloc.h>
+
+#include "btf_layout.h"
+
+#define RCVFIX_BTF_PATH "/sys/kernel/btf/vmlinux"
+
+/* Kinds newer than some of the uapi headers rcvfix builds against. */
+#define RCVFIX_BTF_KIND_FLOAT		16
+#define RCVFIX_BTF_KIND_DECL_TAG	17
+#define RCVFIX_BTF_KIND_TYPE_TAG	18
+#define RCVFIX_BTF_KIND_ENUM64		19
+
+struct rcvfix_btf {
+	const u8 *types;	/* the type section */
+	u32 types_len;
+	const char *strs;	/* the string section */
+	u32 strs_len;
+	const struct btf_type **by_id;	/* by_id[id], id 1..nr */
+	u32 nr;
+};
+
+/* Bytes that follow a struct btf_type of @t's kind, or -1 if unknown. */
+static long rcvfix_btf_extra(const struct btf_type *t)
+{
+	u32 vlen = BTF_INFO_VLEN(t->info);
+
+	switch (BTF_INFO_KIND(t->info)) {
+	case BTF_KIND_INT:
+		return sizeof(u32);
+	case BTF_KIND_PTR:
+	case BTF_KIND_FWD:
+	case BTF_KIND_TYPEDEF:
+	case BTF_KIND_VOLATILE:
+	case BTF_KIND_CONST:
+	case BTF_KIND_RESTRICT:
+	case BTF_KIND_FUNC:
+	case RCVFIX_BTF_KIND_FLOAT:
+	case RCVFIX_BTF_KIND_TYPE_TAG:
+		return 0;
+	case BTF_KIND_ARRAY:
+		return sizeof(struct btf_array);
+	case BTF_KIND_STRUCT:
+	case BTF_KIND_UNION:
+		return (long)vlen * sizeof(struct btf_member);
+	case BTF_KIND_ENUM:
+		return (long)vlen * sizeof(struct btf_enum);
+	case BTF_KIND_FUNC_PROTO:
+		return (long)vlen * sizeof(struct btf_param);
+	case BTF_KIND_VAR:
+		return sizeof(struct btf_var);
+	case BTF_KIND_DATASEC:
+		return (long)vlen * sizeof(struct btf_var_secinfo);
+	case RCVFIX_BTF_KIND_DECL_TAG:
+		return sizeof(u32);	/* struct btf_decl_tag */
+	case RCVFIX_BTF_KIND_ENUM64:
+		return (long)vlen * 3 * sizeof(u32);	/* struct btf_enum64 */
+	default:
+		return -1;
+	}
+}
+
+static const char *rcvfix_btf_name(const struct rcvfix_btf *btf, u32 off)
+{
+	if (off >= btf->strs_len)
+		return NULL;
+	/* the section ends with a NUL (checked at parse) */
+	return btf->strs + off;
+}
+
+/* Indexes every type of the type section; 0 or -EINVAL (with @why). */
+static int rcvfix_btf_index(struct rcvfix_btf *btf, char *why, size_t len)
+{
+	u32 pos = 0, nr = 0, cap = 1024;
+	const struct btf_type **by_id, **grown;
+
+	by_id = kvmalloc_array(cap, sizeof(*by_id), GFP_KERNEL);
+	if (!by_id)
+		return -ENOMEM;
+	while (pos < btf->types_len) {
+		const struct btf_type *t = (const void *)(btf->types + pos);
+		long extra;
+
+		if (btf->types_len - pos < sizeof(*t))
+			goto bad;
+		extra = rcvfix_btf_extra(t);
+		if (extra < 0) {
+			snprintf(why, len, "%s has a BTF type kind %u rcvfix does not know",
+				 RCVFIX_BTF_PATH, BTF_INFO_KIND(t->info));
+			kvfree(by_id);
+			return -EINVAL;
+		}
+		if (btf->types_len - pos - sizeof(*t) < extra)
+			goto bad;
+		if (nr + 2 > cap) {
+			grown = kvmalloc_array(cap * 2, sizeof(*by_id),
+					       GFP_KERNEL);
+			if (!grown) {
+				kvfree(by_id);
+				return -ENOMEM;
+			}
+			memcpy(grown, by_id, cap * sizeof(*by_id));
+			kvfree(by_id);
+			by_id = grown;
+			cap *= 2;
+		}
+		by_id[++nr] = t;
+		pos += sizeof(*t) + extra;
+	}
+	by_id[0] = NULL;	/* id 0 is void */
+	btf->by_id = by_id;
+	btf->nr = nr;
+	return 0;
+bad:
+	snprintf(why, len, "%s: truncated type section", RCVFIX_BTF_PATH);
+	kvfree(by_id);
+	return -EINVAL;
+}
+
+/*
+ * The size of type @id, following typedefs and qualifiers; 0 where it has
+ * none this code can tell (void, functions, forward declarations).
+ */
+static u32 rcvfix_btf_type_size(const struct rcvfix_btf *btf, u32 id)
+{
+	unsigned int depth;
+
+	for (depth = 0; depth < 32 && id && id <= btf->nr; depth++) {
+		const struct btf_type *t = btf->by_id[id];
+
+		switch (BTF_INFO_KIND(t->info)) {
+		case BTF_KIND_INT:
+		case BTF_KIND_STRUCT:
+		case BTF_KIND_UNION:
+		case BTF_KIND_ENUM:
+		case RCVFIX_BTF_KIND_ENUM64:
+		case RCVFIX_BTF_KIND_FLOAT:
+			return t->size;
+		case BTF_KIND_PTR:
+			return sizeof(void *);
+		case BTF_KIND_TYPEDEF:
+		case BTF_KIND_VOLATILE:
+		case BTF_KIND_CONST:
+		case BTF_KIND_RESTRICT:
+		case RCVFIX_BTF_KIND_TYPE_TAG:
+			id = t->type;
+			continue;
+		default:
+			return 0;
+		}
+	}
+	return 0;
+}
+
+/* The one struct named @name; NULL (with @why) if none or several. */
+static const struct btf_type *rcvfix_btf_struct(const struct rcvfix_btf *btf,
+						const char *name,
+						char *why, size_t len)
+{
+	const struct btf_type *found = NULL;
+	u32 id;
+
+	for (id = 1; id <= btf->nr; id++) {
+		const struct btf_type *t = btf->by_id[id];
+		const char *n;
+
+		if (BTF_INFO_KIND(t->info) != BTF_KIND_STRUCT)
+			continue;
+		n = rcvfix_btf_name(btf, t->name_off);
+		if (!n || strcmp(n, name))
+			continue;
+		if (found) {
+			snprintf(why, len, "struct %s is defined twice in %s",
+				 name, RCVFIX_BTF_PATH);
+			return NULL;
+		}
+		found = t;
+	}
+	if (!found)
+		snprintf(why, len, "no struct %s in %s", name, RCVFIX_BTF_PATH);
+	return found;
+}
+
+static int rcvfix_btf_field(const struct rcvfix_btf *btf,
+			    struct rcvfix_btf_field *f, char *why, size_t len)
+{
+	const struct btf_type *t = rcvfix_btf_struct(btf, f->type, why, len);
+	const struct btf_member *m;
+	u32 i, vlen, bits, size;
+
+	if (!t)
+		return -ENOENT;
+	m = (const struct btf_member *)(t + 1);
+	vlen = BTF_INFO_VLEN(t->info);
+	for (i = 0; i < vlen; i++, m++) {
+		const char *n = rcvfix_btf_name(btf, m->name_off);
+
+		if (!n || strcmp(n, f->member))
+			continue;
+		bits = BTF_INFO_KFLAG(t->info) ?
+			BTF_MEMBER_BIT_OFFSET(m->offset) : m->offset;
+		size = rcvfix_btf_type_size(btf, m->type);
+		if ((BTF_INFO_KFLAG(t->info) &&
+		     BTF_MEMBER_BITFIELD_SIZE(m->offset)) || bits % 8) {
+			snprintf(why, len, "%s.%s is a bit field", f->type,
+				 f->member);
+			return -EINVAL;
+		}
+		if (size != f->size) {
+			snprintf(why, len, "%s.%s is %u bytes, not %u", f->type,
+				 f->member, size, f->size);
+			return -EINVAL;
+		}
+		if (bits / 8 + size > t->size) {
+			snprintf(why, len, "%s.%s lies outside its struct",
+				 f->type, f->member);
+			return -EINVAL;
+		}
+		f->offset = bits / 8;
+		f->type_size = t->size;
+		return 0;
+	}
+	snprintf(why, len, "struct %s has no member %s", f->type, f->member);
+	return -ENOENT;
+}
+
+/**
+ * rcvfix_btf_find_fields - find members of private structs in vmlinux BTF
+ * @fields: what to find; each one's offset and type_size are set
+ * @n: how many
+ * @why: set to the reason on error, one line for the log
+ * @why_len: its size
+ *
+ * Reads /sys/kernel/btf/vmlinux of the host (init's root, also when
+ * modprobe runs in a container). Sleeps; a few MB are read and freed.
+ * Returns 0 once every field was found as described, or an error.
+ */
+int rcvfix_btf_find_fields(struct rcvfix_btf_field *fields, unsigned int n,
+			   char *why, size_t why_len)
+{
+	const struct btf_header *hdr;
+	struct rcvfix_btf btf = {};
+	size_t size = 0;
+	void *buf = NULL;
+	ssize_t got;
+	unsigned int i;
+	int ret;
+
+	got = kernel_read_file_from_path_initns(RCVFIX_BTF_PATH, 0, &buf,
+						INT_MAX, &size,
+						READING_UNKNOWN);
+	if (got < 0) {
+		snprintf(why, why_len, "cannot read %s (%zd): the kernel has no BTF",
+			 RCVFIX_BTF_PATH, got);
+		return got;
+	}
+	hdr = buf;
+	ret = -EINVAL;
+	if (got < sizeof(*hdr) || hdr->magic != BTF_MAGIC ||
+	    hdr->version != BTF_VERSION || hdr->hdr_len < sizeof(*hdr) ||
+	    (u64)hdr->hdr_len + hdr->type_off + hdr->type_len > got ||
+	    (u64)hdr->hdr_len + hdr->str_off + hdr->str_len > got ||
+	    !hdr->str_len || hdr->type_off % 4) {
+		snprintf(why, why_len, "%s is not BTF this code can read",
+			 RCVFIX_BTF_PATH);
+		goto out;
+	}
+	btf.types = (const u8 *)buf + hdr->hdr_len + hdr->type_off;
+	btf.types_len = hdr->type_len;
+	btf.strs = (const char *)buf + hdr->hdr_len + hdr->str_off;
+	btf.strs_len = hdr->str_len;
+	if (btf.strs[btf.strs_len - 1]) {
+		snprintf(why, why_len, "%s: unterminated string section",
+			 RCVFIX_BTF_PATH);
+		goto out;
+	}
+	ret = rcvfix_btf_index(&btf, why, why_len);
+	if (ret) {
+		if (ret == -ENOMEM)
+			snprintf(why, why_len, "no memory to index %s",
+				 RCVFIX_BTF_PATH);
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		ret = rcvfix_btf_field(&btf, &fields[i], why, why_len);
+		if (ret)
+			break;
+	}
+	kvfree(btf.by_id);
+out:
+	vfree(buf);
+	return ret;
+}

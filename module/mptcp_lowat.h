@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The SO_RCVLOWAT wakeup fix for MPTCP sockets, on kernels whose MPTCP
+ * wakes and reports readable on any byte (before Linux 6.7).
+ */
+#ifndef _RCVFIX_MPTCP_LOWAT_H
+#define _RCVFIX_MPTCP_LOWAT_H
+
+#include <linux/ftrace.h>
+#include <linux/types.h>
+
+struct rcvfix_hook;
+struct sock;
+
+/* The function whose result rcvfix filters (see mptcp_lowat.c). */
+#define RCVFIX_MPTCP_POLL "mptcp_poll"
+
+void rcvfix_mptcp_lowat_detect(void);
+bool rcvfix_mptcp_lowat_wanted(void);
+void rcvfix_mptcp_lowat_unavailable(const char *func, int err);
+void rcvfix_mptcp_lowat_hooked(const struct rcvfix_hook *data_ready,
+			       const struct rcvfix_hook *poll);
+const char *rcvfix_mptcp_lowat_state(void);
+
+void rcvfix_mptcp_lowat_data_ready_entry(struct ftrace_regs *fregs,
+					 unsigned long parent_ip,
+					 struct sock *msk);
+void rcvfix_mptcp_lowat_entry_poll(unsigned long ip, unsigned long parent_ip,
+				   struct ftrace_ops *ops,
+				   struct ftrace_regs *fregs);
+void rcvfix_mptcp_lowat_setsockopt_entry(struct ftrace_regs *fregs,
+					 struct sock *sk);
+
+/* Is the fix on for MPTCP (decided at load, never changed after)? */
+extern bool rcvfix_mptcp_lowat_fixing;
+
+#endif /* _RCVFIX_MPTCP_LOWAT_H */
