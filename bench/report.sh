@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# Results of `make bench` from the guests' logs (cost.log, net.log,
-# lifetime.log in DIR): every "@R KEY VALUE" line into results.csv
+# Results of `make bench` from the guests' logs (cost.log, segcost.log,
+# rcvlowat.log, net.log, lifetime.log in DIR): every "@R KEY VALUE" line into results.csv
 # (key,value) and results.json (KEY split at dots into nested objects), the
 # chart bench.png (gnuplot, bench/chart.gp), the table lifetime.md, and a
 # summary of the targets on stdout.
@@ -14,7 +14,8 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
 [[ $# -eq 1 ]] || { echo "usage: report.sh DIR" >&2; exit 2; }
 dir=$1
 logs=()
-for f in "$dir/host.log" "$dir/cost.log" "$dir/net.log" "$dir/lifetime.log"; do
+for f in "$dir/host.log" "$dir/cost.log" "$dir/segcost.log" "$dir/rcvlowat.log" \
+	"$dir/net.log" "$dir/lifetime.log"; do
 	[[ -s $f ]] && logs+=("$f")
 done
 ((${#logs[@]})) || { echo "report.sh: no cost.log, net.log or lifetime.log in $dir" >&2; exit 2; }

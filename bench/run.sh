@@ -9,7 +9,7 @@
 #
 # Usage: run.sh KVER
 # Environment: RCVFIX_BUILD (build folder; mk/bench.mk: build/bench-run),
-#   BENCH_OUT results folder (build/bench), BENCH_PARTS "cost net lifetime"
+#   BENCH_OUT results folder (build/bench), BENCH_PARTS "cost segcost rcvlowat net lifetime"
 #   (or some), BENCH_LIFETIME_V6=1 (IPv6 cells too), BENCH_LIFETIME_BYTES
 #   (bytes per transfer of the lifetime part, 4194304),
 #   BENCH_RUNS (3), BENCH_SECONDS (5), BENCH_DELAY_MS (25), BENCH_CONNS
@@ -27,15 +27,15 @@ export RCVFIX_BUILD
 [[ $# -eq 1 ]] || die "usage: bench/run.sh KVER"
 kver=$1
 out=${BENCH_OUT:-$RCVFIX_REPO/build/bench}
-parts=${BENCH_PARTS:-cost net lifetime}
+parts=${BENCH_PARTS:-cost segcost rcvlowat net lifetime}
 make=${MAKE:-make}
 mkdir -p "$out"
 
 msg "building into $RCVFIX_BUILD (results: $out)"
 $make -s -C "$RCVFIX_REPO/tools" OUT="$RCVFIX_BUILD/bin"
 $make -s -C "$RCVFIX_REPO/bench" OUT="$RCVFIX_BUILD/bin"
-# The lifetime part runs test 23's matrix with its test programs.
-[[ " $parts " != *" lifetime "* ]] ||
+# The lifetime and rcvlowat parts run test programs (test 23's, test 41's).
+[[ " $parts " != *" lifetime "* && " $parts " != *" rcvlowat "* ]] ||
 	$make -s -C "$RCVFIX_REPO/tests/progs" OUT="$RCVFIX_BUILD/bin"
 kbuild=("$HARNESS/kbuild.sh" "$kver")
 # Kernels the host cannot build for are built in their chroot.
@@ -83,10 +83,12 @@ start=$SECONDS
 for p in $parts; do
 	case $p in
 	cost) guest cost " -smp 1 -icount shift=0" 900 "$env_common bash bench/cost.sh" ;;
+	segcost) guest segcost " -smp 1 -icount shift=0" 900 "$env_common bash bench/segcost.sh" ;;
+	rcvlowat) guest rcvlowat "" 900 "bash bench/rcvlowat.sh" ;;
 	net) guest net "" 2400 "$env_common bash bench/net.sh" ;;
 	lifetime) guest lifetime "" 1800 \
 		"BENCH_LIFETIME_V6=${BENCH_LIFETIME_V6:-0} BENCH_LIFETIME_BYTES=${BENCH_LIFETIME_BYTES:-4194304} bash bench/lifetime.sh" ;;
-	*) die "BENCH_PARTS: unknown part '$p' (cost, net, lifetime)" ;;
+	*) die "BENCH_PARTS: unknown part '$p' (cost, segcost, rcvlowat, net, lifetime)" ;;
 	esac
 done
 hostmeta end >> "$out/host.log"

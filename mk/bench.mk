@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # `make bench`: the demo repeated (median and range), the setsockopt() cost
-# of the hook in guest instructions (QEMU -icount), the BPF alternative,
+# of the hook and the receive cost per segment in guest instructions (QEMU
+# -icount), SO_RCVLOWAT wakeups per MB per socket kind, the BPF alternative,
 # the memory of many connections, and throughput over a connection's life
 # (test 23's matrix as rates); results, a chart and tables in build/bench/.
 # Builds into its own folder (BENCH_BUILD) so that a concurrent `make
@@ -13,7 +14,7 @@ BENCH_DELAY_MS ?= 25
 BENCH_CONNS ?= 200
 BENCH_CALLS ?= 20000
 BENCH_IPERF ?= 1
-BENCH_PARTS ?= cost net lifetime
+BENCH_PARTS ?= cost segcost rcvlowat net lifetime
 BENCH_LIFETIME_V6 ?= 0
 BENCH_LIFETIME_BYTES ?= 4194304
 BENCH_BUILD ?= $(BUILD)/bench-run

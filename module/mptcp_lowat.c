@@ -49,9 +49,11 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/bottom_half.h>
 #include <linux/bpf.h>
 #include <linux/kallsyms.h>
 #include <linux/net.h>
+#include <linux/percpu.h>
 #include <linux/poll.h>
 #include <linux/skbuff.h>
 #include <linux/sockptr.h>
@@ -242,17 +244,21 @@ static bool rcvfix_mptcp_ready_locked(struct sock *msk)
 	return atomic_read(&msk->sk_rmem_alloc) > rcvbuf - (rcvbuf >> 3);
 }
 
+/* The msk whose mptcp_data_ready() this CPU runs in the wrapper, if any. */
+static DEFINE_PER_CPU(struct sock *, rcvfix_mptcp_filtering);
+
 /*
  * The msk's sk_data_ready while mptcp_data_ready() runs for an SO_RCVLOWAT
- * reader: the kernel calls it there with the data lock held. The other
- * callers of an msk's sk_data_ready in net/mptcp (6.1: the reader's own
- * recvmsg() through __mptcp_move_skbs(), which owns the msk, and
- * mptcp_check_for_eof(), which sets RCV_SHUTDOWN first; a listener's is
- * never swapped) may run in that window on another CPU: they always wake.
+ * reader: the kernel calls it there with the data lock held, on the CPU
+ * that runs the wrapper. Every other call wakes, as the kernel would: the
+ * other callers of an msk's sk_data_ready in net/mptcp (6.1: the reader's
+ * own recvmsg() through __mptcp_move_skbs(), and mptcp_check_for_eof())
+ * may run in that window on another CPU, and with PREEMPT_RT on this one.
  */
 static void rcvfix_mptcp_readable(struct sock *msk)
 {
-	if ((READ_ONCE(msk->sk_shutdown) & RCV_SHUTDOWN) ||
+	if (this_cpu_read(rcvfix_mptcp_filtering) != msk ||
+	    (READ_ONCE(msk->sk_shutdown) & RCV_SHUTDOWN) ||
 	    READ_ONCE(msk->sk_err) || sock_owned_by_user_nocheck(msk) ||
 	    rcvfix_mptcp_ready_locked(msk))
 		rcvfix_def_readable(msk);
@@ -273,17 +279,27 @@ static void rcvfix_mptcp_lowat_pin(void)
 	pr_warn("an MPTCP socket's sk_data_ready was replaced while rcvfix filtered it: rcvfix stays loaded\n");
 }
 
+/*
+ * The kernel runs mptcp_data_ready() in softirq, or in a task processing a
+ * subflow's backlog; with bottom halves off it stays on this CPU and
+ * nothing else runs it here meanwhile (PREEMPT_RT included: there bottom
+ * halves off means a per-CPU lock and no migration).
+ */
 static void rcvfix_mptcp_data_ready(struct sock *msk, struct sock *ssk)
 {
 	void (*def)(struct sock *sk) = rcvfix_def_readable;
 	bool swapped;
 
+	local_bh_disable();
+	this_cpu_write(rcvfix_mptcp_filtering, msk);
 	swapped = cmpxchg(&msk->sk_data_ready, def,
 			  rcvfix_mptcp_readable) == def;
 	rcvfix_mptcp_data_ready_fn(msk, ssk);
 	if (swapped && cmpxchg(&msk->sk_data_ready, rcvfix_mptcp_readable,
 			       def) != rcvfix_mptcp_readable)
 		rcvfix_mptcp_lowat_pin();
+	this_cpu_write(rcvfix_mptcp_filtering, NULL);
+	local_bh_enable();
 	rcvfix_hook_done();
 }
 

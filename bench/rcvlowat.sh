@@ -1,0 +1,104 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# In-guest part "rcvlowat" of `make bench`: how often a poll()+recv()
+# reader is woken per MB, and how many of those wakeups read less than its
+# SO_RCVLOWAT mark ("short"), for TCP and MPTCP sockets, no mark and a
+# 512 KB mark, a bulk sender (8 MB in 256 KB writes) and a paced one (4 MB
+# in 4 KB writes, 100 us apart), with net.rcvfix.enable 0 and 1 in one
+# boot, between two namespaces over veth (IPv4). The same transfers as test
+# 41, as a table: where MPTCP lacks the wakeup fix (6.1), the enabled column
+# is rcvfix's. Prints the table and every figure as an "@R KEY VALUE" line.
+# Environment: RCVFIX_KO, RCVFIX_BIN (harness). Exit status: 0 measured,
+# 2 setup or a transfer failed.
+set -euo pipefail
+export LC_ALL=C
+
+bin=${RCVFIX_BIN:?RCVFIX_BIN not set: run through make bench}
+ko=${RCVFIX_KO:?RCVFIX_KO not set: run through make bench}
+lowat=$bin/lowat
+snd=rcvfix-bench-lws rcv=rcvfix-bench-lwr
+mib=1048576
+declare -A R=()
+
+die() { echo "bench: error: $*" >&2; exit 2; }
+cleanup() {
+	ip netns del "$snd" 2> /dev/null || true
+	ip netns del "$rcv" 2> /dev/null || true
+	grep -q '^rcvfix ' /proc/modules && rmmod rcvfix
+	return 0
+}
+trap cleanup EXIT
+
+for p in "$lowat" "$ko"; do
+	[[ -e $p ]] || die "$p missing: build it with make bench"
+done
+insmod "$ko" || die "cannot load $ko"
+ip netns add "$snd" && ip netns add "$rcv" ||
+	die "cannot create namespaces"
+ip link add rcvfix-lws netns "$snd" type veth peer name rcvfix-lwr netns "$rcv" &&
+	ip -n "$snd" addr add 10.99.42.1/24 dev rcvfix-lws &&
+	ip -n "$rcv" addr add 10.99.42.2/24 dev rcvfix-lwr &&
+	ip -n "$snd" link set rcvfix-lws up && ip -n "$rcv" link set rcvfix-lwr up ||
+	die "cannot create the veth pair"
+for ns in "$snd" "$rcv"; do
+	ip netns exec "$ns" sysctl -qw net.mptcp.enabled=1
+done
+R[rcvlowat.state]=$(awk '$1 == "rcvlowat_wakeup" { print $2 }' /proc/net/rcvfix)
+
+port=42400
+cell() {	# cell KEY PROTO_ARG MARK SEND_ARGS...
+	local key=$1 m=$2 mark=$3 out line
+	shift 3
+	port=$((port + 1))
+	out=$(mktemp)
+	# shellcheck disable=SC2086 # -m or nothing
+	ip netns exec "$rcv" "$lowat" recv $m -a 10.99.42.2 -p $port -l "$mark" \
+		-T 60 > "$out" 2>&1 &
+	for _ in $(seq 100); do grep -q listening "$out" && break; sleep 0.1; done
+	# shellcheck disable=SC2086
+	ip netns exec "$snd" "$lowat" send $m -a 10.99.42.2 -p $port -T 60 "$@" \
+		> /dev/null || die "$key: sender failed"
+	wait $! || die "$key: receiver failed: $(cat "$out")"
+	line=$(grep '^lowat=' "$out")
+	rm -f "$out"
+	R[rcvlowat.$key.wakeups_per_mb]=$(sed -E 's/.* nvcsw_per_mb=([0-9.]+).*/\1/' <<< "$line")
+	R[rcvlowat.$key.short]=$(sed -E 's/.* short=([0-9]+) .*/\1/' <<< "$line")
+	R[rcvlowat.$key.seconds]=$(sed -E 's/.* seconds=([0-9.]+) .*/\1/' <<< "$line")
+}
+
+echo "rcvfix bench, SO_RCVLOWAT wakeups on $(uname -r), $(date -u '+%Y-%m-%d %H:%M UTC'); rcvlowat_wakeup ${R[rcvlowat.state]}"
+for en in 0 1; do
+	for ns in "$snd" "$rcv"; do
+		ip netns exec "$ns" sh -c "echo $en > /proc/sys/net/rcvfix/enable" ||
+			die "cannot set net.rcvfix.enable=$en"
+	done
+	for proto in tcp mptcp; do
+		m=; [[ $proto == mptcp ]] && m=-m
+		for mark in 0 524288; do
+			cell "$proto.paced.$mark.en$en" "$m" $mark -n $((4 * mib)) -c 4096 -g 100
+			cell "$proto.bulk.$mark.en$en" "$m" $mark -n $((8 * mib))
+		done
+	done
+done
+
+echo "== wakeups per MB (short reads), net.rcvfix.enable 0 | 1"
+printf '%-8s %-7s %-9s %22s %22s\n' socket sender mark "enable 0" "enable 1"
+for proto in tcp mptcp; do
+	for traffic in paced bulk; do
+		for mark in 0 524288; do
+			k=$proto.$traffic.$mark
+			printf '%-8s %-7s %-9s %14s (%5s) %14s (%5s)\n' "$proto" "$traffic" \
+				"$( ((mark)) && echo 512K || echo none)" \
+				"${R[rcvlowat.$k.en0.wakeups_per_mb]}" "${R[rcvlowat.$k.en0.short]}" \
+				"${R[rcvlowat.$k.en1.wakeups_per_mb]}" "${R[rcvlowat.$k.en1.short]}"
+		done
+	done
+done
+echo
+
+R[meta.rcvlowat_kernel]=$(uname -r)
+R[meta.rcvlowat_date]=$(date -u '+%Y-%m-%d %H:%M UTC')
+for k in "${!R[@]}"; do
+	printf '@R %s %s\n' "$k" "${R[$k]}"
+done | sort
+echo "bench: rcvlowat part done"
