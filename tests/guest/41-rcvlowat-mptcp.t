@@ -36,6 +36,43 @@ else
 	protos=tcp
 fi
 
+# Where rcvfix fixes MPTCP it reads struct mptcp_sock's layout from the
+# kernel's BTF: an unreadable one leaves MPTCP to the kernel, says why in
+# one line, and the rest of rcvfix loads (a file of another kind, then a
+# truncated copy, bind-mounted over /sys/kernel/btf/vmlinux).
+if [[ $mptcp == rcvfix ]]; then
+	btf=/sys/kernel/btf/vmlinux fake=/tmp/rcvfix-btf41-$$
+	for kind in other truncated; do
+		if [[ $kind == other ]]; then
+			head -c 65536 /dev/zero > "$fake"
+		else
+			head -c 1048576 "$btf" > "$fake"
+		fi
+		rcvfix_unload
+		mount --bind "$fake" "$btf" ||
+			{ fail "bind-mount a $kind BTF file"; continue; }
+		dmesg_mark "btf $kind"
+		rcvfix_load
+		r=$?
+		umount "$btf"
+		check_eq "BTF $kind: rcvfix loads" 0 $r
+		check_eq "BTF $kind: MPTCP left to the kernel" \
+			tcp:native,mptcp:kernel "$(rcvfix_status rcvlowat_wakeup)"
+		check "BTF $kind: mptcp_poll not hooked" \
+			grep -qv mptcp_poll <<< "$(rcvfix_status targets)"
+		why=$(dmesg_since_mark "btf $kind" | grep 'rcvfix leaves it so')
+		echo "# BTF $kind: ${why#*] }"
+		check "BTF $kind: one log line says why" \
+			grep -q 'MPTCP lacks the SO_RCVLOWAT wakeup fix and rcvfix leaves it so: .*/sys/kernel/btf/vmlinux' \
+			<<< "$why"
+	done
+	rm -f "$fake"
+	rcvfix_unload
+	rcvfix_load || { fail "load rcvfix again"; done_testing; }
+	check_eq "BTF readable again: rcvfix fixes MPTCP" tcp:native,mptcp:rcvfix \
+		"$(rcvfix_status rcvlowat_wakeup)"
+fi
+
 snd=$(netns_new lwa)	# sender
 rcv=$(netns_new lwb)	# receiver
 veth_pair "$snd" "$rcv" 10.99.41.1 10.99.41.2 || skip "cannot create veth pair"
