@@ -91,13 +91,14 @@ static int rcvfix_hook_find_copy(struct rcvfix_hook *hook)
 }
 
 /*
- * The entry of the function whose ftrace location is @hook->addr, for a
- * replacement that calls it: the location may lie past the entry (after
- * an ENDBR instruction, or arm64's patchable NOPs), and only the entry is
- * a valid target of an indirect call. kallsyms says how far into its
- * symbol the location is ("name+0x4/0x1a0").
+ * Sets @hook->func, the entry of the resolved function whose ftrace
+ * location is @hook->addr, for a replacement that calls it: the location
+ * may lie past the entry (after an ENDBR instruction, or arm64's
+ * patchable NOPs), and only the entry is a valid target of an indirect
+ * call. kallsyms says how far into its symbol the location is
+ * ("name+0x4/0x1a0"). Only for such hooks (targets.c): no other needs it.
  */
-static int rcvfix_hook_find_entry(struct rcvfix_hook *hook)
+int rcvfix_hook_find_entry(struct rcvfix_hook *hook)
 {
 	char sym[KSYM_SYMBOL_LEN];
 	unsigned long off;
@@ -143,8 +144,6 @@ int rcvfix_hook_resolve(struct rcvfix_hook *hook)
 		return ret;
 	hook->addr = (unsigned long)kp.addr;
 	unregister_kprobe(&kp);
-	if (rcvfix_hook_find_entry(hook))
-		return -ENOENT;
 	if (rcvfix_hook_probe_traceable(hook))
 		return -EINVAL;
 	/*

@@ -18,7 +18,7 @@ struct rcvfix_hook {
 	const char *name;		/* the function to redirect */
 	ftrace_func_t entry;		/* decides, per call, to redirect */
 	unsigned long addr;		/* its ftrace location, once resolved */
-	unsigned long func;		/* its entry, for calling it */
+	unsigned long func;		/* its entry, for calling it (find_entry) */
 	struct ftrace_ops ops;
 	bool optional;			/* may be missing from a kernel */
 	bool observe;			/* acts at the entry, never redirects */
@@ -27,6 +27,7 @@ struct rcvfix_hook {
 };
 
 int rcvfix_hook_resolve(struct rcvfix_hook *hook);
+int rcvfix_hook_find_entry(struct rcvfix_hook *hook);
 int rcvfix_hooks_arm(struct rcvfix_hook *const *hooks, unsigned int n,
 		     struct rcvfix_hook **failed);
 void rcvfix_hooks_disarm(struct rcvfix_hook *const *hooks, unsigned int n);

@@ -24,11 +24,6 @@
  * copy of its function, such as NAME.constprop.0, refuses the load) and armed and disarmed all or
  * nothing by arm.c, only while some namespace has the fix enabled.
  */
-enum {
-	RCVFIX_HOOK_DATA_READY = 5 + RCVFIX_BPF_LEGACY_HOOKS,
-	RCVFIX_HOOK_POLL,
-};
-
 static struct rcvfix_hook rcvfix_candidate_hooks[] = {
 	/*
 	 * First, so that it is armed before and disarmed after the hooks
@@ -48,14 +43,20 @@ static struct rcvfix_hook rcvfix_candidate_hooks[] = {
 	{ .name = RCVFIX_MPTCP_ACCEPT,
 	  .entry = rcvfix_mptcp_entry_syn_recv_sock,
 	  .optional = true, .observe = true },
-	/* redirects where MPTCP lacks the SO_RCVLOWAT fix (mptcp_lowat.c) */
-	[RCVFIX_HOOK_DATA_READY] = { .name = RCVFIX_MPTCP_DATA_READY,
+	/*
+	 * The last two: RCVFIX_HOOK_DATA_READY redirects where MPTCP lacks
+	 * the SO_RCVLOWAT fix (mptcp_lowat.c), RCVFIX_HOOK_POLL is resolved
+	 * only there.
+	 */
+	{ .name = RCVFIX_MPTCP_DATA_READY,
 	  .entry = rcvfix_mptcp_entry_data_ready,
 	  .optional = true, .observe = true },
-	/* only where MPTCP lacks the SO_RCVLOWAT fix */
-	[RCVFIX_HOOK_POLL] = { .name = RCVFIX_MPTCP_POLL,
+	{ .name = RCVFIX_MPTCP_POLL,
 	  .entry = rcvfix_mptcp_lowat_entry_poll, .optional = true },
 };
+
+#define RCVFIX_HOOK_POLL (ARRAY_SIZE(rcvfix_candidate_hooks) - 1)
+#define RCVFIX_HOOK_DATA_READY (RCVFIX_HOOK_POLL - 1)
 
 /* The resolved ones, set once at load before any namespace can arm them. */
 static struct rcvfix_hook *rcvfix_hooks[ARRAY_SIZE(rcvfix_candidate_hooks)];
@@ -68,11 +69,10 @@ static char rcvfix_targets[256];
 int rcvfix_targets_init(void)
 {
 	struct rcvfix_hook *hook;
-	unsigned int i, n = 0;
-	int ret;
-
 	struct rcvfix_hook *data_ready = NULL, *poll = NULL;
 	bool lowat = rcvfix_mptcp_lowat_wanted();
+	unsigned int i, n = 0;
+	int ret;
 
 	rcvfix_candidate_hooks[RCVFIX_HOOK_DATA_READY].observe = !lowat;
 	for (i = 0; i < ARRAY_SIZE(rcvfix_candidate_hooks); i++) {
@@ -119,10 +119,16 @@ int rcvfix_targets_init(void)
 		n += scnprintf(rcvfix_targets + n, sizeof(rcvfix_targets) - n,
 			       "%s%s", n ? ", " : "", hook->name);
 	}
-	if (lowat && data_ready && poll)
+	/* the wrappers call these two: only they need their entry */
+	if (lowat && data_ready && poll &&
+	    !rcvfix_hook_find_entry(data_ready) &&
+	    !rcvfix_hook_find_entry(poll)) {
 		rcvfix_mptcp_lowat_hooked(data_ready, poll);
-	else if (lowat)
+	} else if (lowat) {
 		rcvfix_mptcp_lowat_unavailable(RCVFIX_MPTCP_DATA_READY, -ENOENT);
+		if (data_ready)
+			data_ready->observe = true;
+	}
 	return 0;
 }
 
