@@ -28,11 +28,14 @@ static char rcvfix_rcvlowat_words[80];
 /*
  * tcp_data_ready() was introduced by the fix itself. Where it is not a
  * symbol (inlined by some future compiler), say "unknown" rather than
- * guess: the module then still fixes SO_RCVBUF.
+ * guess: the module then still fixes SO_RCVBUF. The probe is never armed,
+ * so it is resolved as an observing hook: only a redirect needs the
+ * search for a compiler copy (NAME.isra.N ...), which walks every
+ * traceable function, and a copy would not make the fix any less native.
  */
 void rcvfix_rcvlowat_detect(void)
 {
-	struct rcvfix_hook probe = { .name = "tcp_data_ready" };
+	struct rcvfix_hook probe = { .name = "tcp_data_ready", .observe = true };
 
 	if (!rcvfix_hook_resolve(&probe))
 		rcvfix_rcvlowat = "native (tcp_data_ready)";
