@@ -107,7 +107,9 @@
  */
 #ifdef RCVFIX_HAVE_PROTO_OPS_SET_RCVBUF
 #define rcvfix_proto_ops_set_rcvbuf(ops) ((ops)->set_rcvbuf)
+#define RCVFIX_STOCK_SETS_CLAMP true
 #else
+#define RCVFIX_STOCK_SETS_CLAMP false
 #define rcvfix_proto_ops_set_rcvbuf(ops) \
 	((void)(ops), (void (*)(struct sock *, int))NULL)
 #endif

@@ -8,72 +8,117 @@
  *	  sock_setsockopt(msk)			the msk: sk_setsockopt(), where
  *						rcvfix applies its rule
  *	  mptcp_sol_socket_sync_intval(msk, optname, val)
- *	    for each existing subflow:		lock it, copy msk's sk_rcvbuf
- *						(7.1+: and its window clamp)
+ *	    lock the msk; for each subflow:	lock it, set its lock, copy the
+ *						msk's sk_rcvbuf (7.1+: and its
+ *						window clamp, tcp_set_rcvbuf())
  *
  * and a subflow created later gets the msk's buffer and lock only if the
  * msk is locked (sync_socket_options()). The window a subflow offers is
  * capped by its own window clamp, which follows its own buffer: set when
- * the subflow is established, raised when autotuning grows the msk (and,
- * before 7.x, its subflows with it) past the msk's sk_rcvbuf, never
- * beyond tcp_rmem[2]. So where rcvfix leaves the msk unlocked:
+ * the subflow is established, raised when autotuning grows the msk past
+ * its sk_rcvbuf (and, before 7.x, its subflows with it), never beyond
+ * tcp_rmem[2].
  *
- *  - Before the handshake (msk closed, listening or connecting), the
- *    unconditional lock on existing subflows would bring back the very
- *    lock rcvfix avoided, with the small window scale of a locked buffer
- *    (on 6.1 the first subflow exists from socket()). The sync is
- *    redirected to a replacement that leaves them alone. Instead each
- *    subflow takes the msk's buffer, unlocked, right before it is
- *    established, so that its window clamp is set from that buffer as a
- *    plain TCP socket's is (and the window scale was already chosen for an
- *    unlocked buffer): subflow_finish_connect() on the connecting side,
- *    subflow_syn_recv_sock() on a listener (its subflow's buffer is what
- *    the accepted subflows are cloned with). Without that, a buffer set
- *    at or above tcp_rmem[2] kept every subflow at tcp_rmem[1] for good:
- *    autotuning never exceeds such a buffer, so it never raised them.
- *  - Once established, the window scale is fixed and every buffer runs
- *    the kernel's sync: the subflows get the msk's buffer as on stock,
- *    where nothing else would give it to them. Left alone, they kept the
- *    buffer and window clamp of their setup (64-96 KB of window at
- *    Debian's tcp_rmem[1]) for good: autotuning raises them only when it
- *    grows the msk past its sk_rcvbuf (mptcp_rcv_space_adjust(), every
- *    kernel line), and the rate such a window allows never asks for more
- *    than the buffer just set. A buffer between tcp_rmem[1] and
- *    tcp_rmem[2] (7.x's default tcp_rmem[2] is 32 MB on a host with the
- *    memory for it) ran 11x slower than stock on 7.3 that way, when only
- *    a buffer at or above tcp_rmem[2] ran the sync. The sync copies the
- *    buffer but, before 7.1, not the window clamp, and it sets the lock,
- *    which their msk does not have. So the next data a subflow so synced
- *    receives (mptcp_data_ready(), which has both sockets at hand: the
- *    msk's subflow list is private to net/mptcp) drops that lock and
- *    raises its clamp to its new buffer's window, as for an established
- *    TCP socket (rcvfix_tcp_clamp_follow()): from there the subflows
- *    autotune with their msk, as without SO_RCVBUF.
+ * Where rcvfix leaves the msk unlocked, the sync is redirected to
+ * rcvfix_mptcp_sync_rcvbuf(): stock's loop over the msk's subflows, under
+ * the same locks, without the lock bit. struct mptcp_sock and struct
+ * mptcp_subflow_context are private to net/mptcp: where the subflow list
+ * is comes from the running kernel's BTF (btf_layout.c). Each subflow
+ * takes the msk's buffer, both ways, as on stock:
+ *
+ *  - before the handshake (msk closed, listening or connecting) and
+ *    nothing else: its window clamp caps the window scale it will offer,
+ *    which must be chosen for an unlocked buffer. A listener's subflow is
+ *    what the accepted subflows are cloned from.
+ *  - once established, its window clamp follows the buffer up
+ *    (rcvfix_tcp_clamp_follow(), as autotuning does): from there the
+ *    subflows autotune with their msk, as without SO_RCVBUF. Left alone,
+ *    they kept the buffer and window clamp of their setup (64-96 KB of
+ *    window at Debian's tcp_rmem[1]) for good: a buffer between tcp_rmem[1]
+ *    and tcp_rmem[2] ran 11x slower than stock on 7.3 that way.
+ *
+ * A subflow that does not exist yet when SO_RCVBUF is set takes the
+ * unlocked msk's buffer if that is larger, in a namespace with the fix on
+ * (even if the msk never had SO_RCVBUF: it has its autotuned buffer),
+ * before it is established: subflow_finish_connect() on the connecting
+ * side (a join, or 6.12+'s first subflow, created at bind, listen or
+ * connect), __inet_listen_sk() for 6.12+'s listener subflow created at
+ * listen(). Its lock is held there; the msk's is too.
  *
  * A locked msk (every outcome of the rule that locks, and stock) runs the
- * kernel's own code everywhere; so does every other option.
+ * kernel's own code everywhere; so does every other option. Where the
+ * layout cannot be read, or the sync cannot be hooked, MPTCP sockets keep
+ * the kernel's code altogether (rcvfix_mptcp_rcvbuf_handled is false: the
+ * rule does not apply to them), with one log line naming why.
  *
- * The first three functions are static but kept out of line (the latter
- * two are only called through the subflow's inet_connection_sock_af_ops),
- * mptcp_data_ready() is called from another file (subflow.c), and ftrace
- * can hook them, on Debian's 6.1.0-57, 6.12.117+deb12 and 7.3.4+deb13
- * kernels (seen in /proc/kallsyms and available_filter_functions). Where
- * one is missing, rcvfix loads without it and says so: subflows then keep
- * the kernel's behaviour there.
+ * mptcp_sol_socket_sync_intval() and subflow_finish_connect() are static
+ * but kept out of line (the latter is only called through the subflow's
+ * inet_connection_sock_af_ops), __inet_listen_sk() is called from other
+ * files, and ftrace can hook them, on Debian's 6.1.0-57 (which has no
+ * __inet_listen_sk(): its first subflow exists from socket() on),
+ * 6.12.117+deb12 and 7.3.4+deb13 kernels (seen in /proc/kallsyms and
+ * available_filter_functions).
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/list.h>
+#include <net/inet_connection_sock.h>
+#include <net/mptcp.h>
 #include <net/sock.h>
+#include <net/tcp.h>
 #include <net/tcp_states.h>
 
+#include "btf_layout.h"
 #include "hook.h"
 #include "mptcp.h"
-#include "mptcp_lowat.h"
 #include "netns.h"
 #include "rcvbuf.h"
 
-/* The msk stays unlocked: no subflow is touched (see above). */
-static void rcvfix_mptcp_sync_intval(struct sock *msk, int optname, int val)
+/* Does the rule apply to MPTCP sockets? Decided at load, never after. */
+bool rcvfix_mptcp_rcvbuf_handled;
+
+/* Where the msk's subflow list is, from BTF; set once at load. */
+static u32 rcvfix_msk_conn_list, rcvfix_subflow_node, rcvfix_subflow_tcp_sock;
+
+/**
+ * rcvfix_mptcp_rcvbuf_init - can rcvfix walk an msk's subflows?
+ *
+ * Reads the layout at load, before the hooks are resolved. Returns false
+ * (MPTCP sockets keep the kernel's code, one log line) if it is unsure.
+ */
+bool rcvfix_mptcp_rcvbuf_init(void)
 {
-	rcvfix_hook_done();
+	struct rcvfix_btf_field f[] = {
+		{ "mptcp_sock", "sk", sizeof(struct inet_connection_sock) },
+		{ "mptcp_sock", "conn_list", sizeof(struct list_head) },
+		{ "mptcp_subflow_context", "node", sizeof(struct list_head) },
+		{ "mptcp_subflow_context", "tcp_sock", sizeof(struct sock *) },
+	};
+	char why[160] = "";
+
+	if (rcvfix_btf_find_fields(f, ARRAY_SIZE(f), why, sizeof(why)))
+		goto unsure;
+	if (f[0].offset) {
+		snprintf(why, sizeof(why), "mptcp_sock.sk is at %u, not 0",
+			 f[0].offset);
+		goto unsure;
+	}
+	rcvfix_msk_conn_list = f[1].offset;
+	rcvfix_subflow_node = f[2].offset;
+	rcvfix_subflow_tcp_sock = f[3].offset;
+	rcvfix_mptcp_rcvbuf_handled = true;
+	return true;
+unsure:
+	rcvfix_mptcp_rcvbuf_unavailable(why);
+	return false;
+}
+
+/* The sync cannot be hooked, or the layout is unsure: MPTCP is stock. */
+void rcvfix_mptcp_rcvbuf_unavailable(const char *why)
+{
+	rcvfix_mptcp_rcvbuf_handled = false;
+	pr_info("MPTCP sockets keep the kernel's SO_RCVBUF (locked): %s\n",
+		why);
 }
 
 /* Has the msk's handshake begun to establish subflows with their clamps? */
@@ -83,11 +128,55 @@ static __always_inline bool rcvfix_mptcp_established(const struct sock *msk)
 		 (TCPF_CLOSE | TCPF_LISTEN | TCPF_SYN_SENT));
 }
 
+/* The subflow (its TCP socket) of the list entry @node of an msk. */
+static __always_inline struct sock *rcvfix_subflow_sk(struct list_head *node)
+{
+	void *ctx = (char *)node - rcvfix_subflow_node;
+
+	return *(struct sock **)((char *)ctx + rcvfix_subflow_tcp_sock);
+}
+
+/*
+ * Stock's mptcp_sol_socket_sync_intval() for SO_RCVBUF and SO_RCVBUFFORCE,
+ * for an msk whose lock rcvfix avoided: under the msk's lock, each
+ * subflow under its own (lock_sock_fast(), as stock) takes the msk's
+ * buffer, without the lock bit (see the top). Stock also bumps the msk's
+ * option sequence, so that subflows joining later run
+ * sync_socket_options(): that copies the buffer only from a locked msk,
+ * so there is nothing for them to catch up on. A setsockopt that locked
+ * the msk meanwhile runs its own sync after this; should it have run
+ * before, this one does what stock's would: the lock too.
+ */
+static void rcvfix_mptcp_sync_rcvbuf(struct sock *msk, int optname, int val)
+{
+	struct list_head *head, *pos;
+	bool locked, established;
+
+	lock_sock(msk);
+	locked = msk->sk_userlocks & SOCK_RCVBUF_LOCK;
+	established = rcvfix_mptcp_established(msk);
+	head = (struct list_head *)((char *)msk + rcvfix_msk_conn_list);
+	list_for_each(pos, head) {
+		struct sock *ssk = rcvfix_subflow_sk(pos);
+		bool slow = lock_sock_fast(ssk);
+
+		if (locked)
+			ssk->sk_userlocks |= SOCK_RCVBUF_LOCK;
+		WRITE_ONCE(ssk->sk_rcvbuf, msk->sk_rcvbuf);
+		if (locked)
+			rcvfix_tcp_set_rcvbuf(ssk);
+		else if (established)
+			rcvfix_tcp_clamp_follow(ssk);
+		unlock_sock_fast(ssk, slow);
+	}
+	release_sock(msk);
+	rcvfix_hook_done();
+}
+
 /*
  * Runs right after sock_setsockopt() has set the msk. The msk's lock bit
  * is read without its socket lock: once set it is never cleared (MPTCP
- * refuses SO_BUF_LOCK), and a concurrent setsockopt that sets it runs its
- * own sync after this one.
+ * refuses SO_BUF_LOCK), and the replacement reads it again under the lock.
  */
 void notrace rcvfix_mptcp_entry_sync_intval(unsigned long ip,
 					    unsigned long parent_ip,
@@ -101,22 +190,18 @@ void notrace rcvfix_mptcp_entry_sync_intval(unsigned long ip,
 		return;
 	msk = (struct sock *)rcvfix_fregs_arg(fregs, 0);
 	/* a plain read: a bitfield on 6.1, and racy by design (above) */
-	if ((msk->sk_userlocks & SOCK_RCVBUF_LOCK) ||
-	    rcvfix_mptcp_established(msk))
+	if (msk->sk_userlocks & SOCK_RCVBUF_LOCK)
 		return;
-	rcvfix_hook_redirect(fregs, rcvfix_mptcp_sync_intval);
+	rcvfix_hook_redirect(fregs, rcvfix_mptcp_sync_rcvbuf);
 }
 
 /*
- * @ssk, a subflow about to be established or a listener's subflow about to
- * clone an accepted one, takes the buffer of its unlocked msk if that is
- * larger, in a namespace with the fix on. The msk is found through the
- * socket both are grafted to (mptcp_sock_graft()). On a listener, whose
- * lock is not held here, both may be going away meanwhile: the struct
- * socket is freed only after an RCU grace period, MPTCP sockets come from a
- * SLAB_TYPESAFE_BY_RCU cache (a listener is also SOCK_RCU_FREE), and ftrace
- * callbacks run with preemption disabled, an RCU read-side section. A
- * subflow that is locked keeps its buffer.
+ * @ssk, a subflow about to be established or to listen, takes the buffer
+ * of its unlocked msk if that is larger, in a namespace with the fix on.
+ * The msk is found through the socket both are grafted to
+ * (mptcp_sock_graft()). @ssk is locked by the caller (its receive path,
+ * bh-locked, or listen()); the msk's buffer is read once, as the kernel's
+ * receive path reads it. A subflow that is locked keeps its buffer.
  */
 static __always_inline void rcvfix_mptcp_subflow_follow(struct sock *ssk)
 {
@@ -137,53 +222,44 @@ static __always_inline void rcvfix_mptcp_subflow_follow(struct sock *ssk)
 		WRITE_ONCE(ssk->sk_rcvbuf, size);
 }
 
-/* subflow_finish_connect(ssk, skb): the subflow's SYN-ACK has arrived. */
+/*
+ * subflow_finish_connect(ssk, skb) is the subflow's sk_rx_dst_set: called
+ * when its SYN-ACK has arrived (tcp_finish_connect(), in state
+ * ESTABLISHED already, before tcp_init_transfer() sets up its buffer
+ * space and congestion control), and again whenever an established
+ * subflow's cached input route has gone (tcp_rcv_established(), after any
+ * route change), where the kernel returns early (conn_finished) and so
+ * does this: only the handshake acts. rcvq_space.space is 0 until
+ * tcp_init_buffer_space() and never after (tcp_rcv_space_adjust() keeps it
+ * above 0); a reconnect after tcp_disconnect() finds it set again, but its
+ * congestion control uninitialised (icsk_ca_initialized 0).
+ */
 void notrace rcvfix_mptcp_entry_finish_connect(unsigned long ip,
 					       unsigned long parent_ip,
 					       struct ftrace_ops *ops,
 					       struct ftrace_regs *fregs)
 {
-	rcvfix_mptcp_subflow_follow((struct sock *)rcvfix_fregs_arg(fregs, 0));
-}
+	struct sock *ssk = (struct sock *)rcvfix_fregs_arg(fregs, 0);
 
-/* subflow_syn_recv_sock(listener ssk, ...): a child is about to be made. */
-void notrace rcvfix_mptcp_entry_syn_recv_sock(unsigned long ip,
-					      unsigned long parent_ip,
-					      struct ftrace_ops *ops,
-					      struct ftrace_regs *fregs)
-{
-	rcvfix_mptcp_subflow_follow((struct sock *)rcvfix_fregs_arg(fregs, 0));
+	if (tcp_sk(ssk)->rcvq_space.space &&
+	    inet_csk(ssk)->icsk_ca_initialized)
+		return;
+	rcvfix_mptcp_subflow_follow(ssk);
 }
 
 /*
- * mptcp_data_ready(msk, ssk): data has arrived on subflow @ssk, which is
- * locked by its receive path (bh-locked and not owned, or owned by the task
- * that processes its backlog), as setsockopt() holds it when it sets the
- * lock. A subflow locked by the kernel's sync at the buffer of an msk that
- * rcvfix left unlocked (see the top: only an established msk runs that
- * sync; a locked msk, stock or a disabled namespace never gets here) keeps
- * that buffer, carries its msk's lock again (none) and takes the window
- * clamp of the buffer. Every other subflow costs two compares: most have
- * no lock. Where MPTCP lacks the SO_RCVLOWAT wakeup fix, an msk whose
- * reader set a mark is sent to mptcp_lowat.c's wrapper (this hook then
- * redirects: targets.c); one more compare for every other msk.
+ * __inet_listen_sk(sk, backlog), with @sk locked: every TCP listen() since
+ * 6.5, where an msk's first subflow may be created by bind() or listen()
+ * after SO_RCVBUF (6.1's exists from socket() on and took the buffer when
+ * it was set). A listener's subflow is what accepted ones are cloned from.
  */
-void notrace rcvfix_mptcp_entry_data_ready(unsigned long ip,
-					   unsigned long parent_ip,
-					   struct ftrace_ops *ops,
-					   struct ftrace_regs *fregs)
+void notrace rcvfix_mptcp_entry_listen(unsigned long ip,
+				       unsigned long parent_ip,
+				       struct ftrace_ops *ops,
+				       struct ftrace_regs *fregs)
 {
-	struct sock *msk = (struct sock *)rcvfix_fregs_arg(fregs, 0);
-	struct sock *ssk = (struct sock *)rcvfix_fregs_arg(fregs, 1);
+	struct sock *sk = (struct sock *)rcvfix_fregs_arg(fregs, 0);
 
-	/* plain reads: bitfields on 6.1, set under locks not held here */
-	if (unlikely(ssk->sk_userlocks & SOCK_RCVBUF_LOCK) &&
-	    !(msk->sk_userlocks & SOCK_RCVBUF_LOCK) &&
-	    rcvfix_net_enabled(sock_net(msk))) {
-		ssk->sk_userlocks &= ~SOCK_RCVBUF_LOCK;
-		rcvfix_tcp_clamp_follow(ssk);
-	}
-	/* a reader with SO_RCVLOWAT, where the kernel lacks its wakeup fix */
-	if (unlikely(READ_ONCE(msk->sk_rcvlowat) > 1))
-		rcvfix_mptcp_lowat_data_ready_entry(fregs, parent_ip, msk);
+	if (sk->sk_protocol == IPPROTO_TCP && sk_is_mptcp(sk))
+		rcvfix_mptcp_subflow_follow(sk);
 }

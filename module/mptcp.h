@@ -4,29 +4,32 @@
 #define _RCVFIX_MPTCP_H
 
 #include <linux/ftrace.h>
+#include <linux/types.h>
 
 /* The function whose SO_RCVBUF case rcvfix redirects (see mptcp.c). */
 #define RCVFIX_MPTCP_TARGET "mptcp_sol_socket_sync_intval"
 /* Where a subflow takes its msk's buffer before it is established. */
 #define RCVFIX_MPTCP_CONNECT "subflow_finish_connect"
-#define RCVFIX_MPTCP_ACCEPT "subflow_syn_recv_sock"
-/* Where a synced subflow of an established msk takes its window clamp. */
+/* Where a listener's subflow takes it (6.5+; absent from 6.1). */
+#define RCVFIX_MPTCP_LISTEN "__inet_listen_sk"
+/* Where MPTCP's data reaches the msk (the SO_RCVLOWAT fix: mptcp_lowat.c) */
 #define RCVFIX_MPTCP_DATA_READY "mptcp_data_ready"
+
+/* Does the SO_RCVBUF rule apply to MPTCP sockets (set at load)? */
+extern bool rcvfix_mptcp_rcvbuf_handled;
+
+bool rcvfix_mptcp_rcvbuf_init(void);
+void rcvfix_mptcp_rcvbuf_unavailable(const char *why);
 
 void rcvfix_mptcp_entry_sync_intval(unsigned long ip, unsigned long parent_ip,
 				    struct ftrace_ops *ops,
 				    struct ftrace_regs *fregs);
-
 void rcvfix_mptcp_entry_finish_connect(unsigned long ip,
 				       unsigned long parent_ip,
 				       struct ftrace_ops *ops,
 				       struct ftrace_regs *fregs);
-void rcvfix_mptcp_entry_syn_recv_sock(unsigned long ip,
-				      unsigned long parent_ip,
-				      struct ftrace_ops *ops,
-				      struct ftrace_regs *fregs);
-void rcvfix_mptcp_entry_data_ready(unsigned long ip, unsigned long parent_ip,
-				   struct ftrace_ops *ops,
-				   struct ftrace_regs *fregs);
+void rcvfix_mptcp_entry_listen(unsigned long ip, unsigned long parent_ip,
+			       struct ftrace_ops *ops,
+			       struct ftrace_regs *fregs);
 
 #endif /* _RCVFIX_MPTCP_H */

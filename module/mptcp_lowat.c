@@ -181,6 +181,12 @@ void rcvfix_mptcp_lowat_detect(void)
 	rcvfix_mptcp_lowat_kind = kind;
 }
 
+/* Has this kernel MPTCP at all (as far as the detection could tell)? */
+bool rcvfix_mptcp_lowat_mptcp_exists(void)
+{
+	return rcvfix_mptcp_lowat_kind != RCVFIX_MPTCP_LOWAT_NONE;
+}
+
 /* Should targets.c resolve (and redirect) the functions of the fix? */
 bool rcvfix_mptcp_lowat_wanted(void)
 {
@@ -304,16 +310,21 @@ static void rcvfix_mptcp_data_ready(struct sock *msk, struct sock *ssk)
 }
 
 /*
- * From the entry callback of mptcp_data_ready(msk, ssk) (mptcp.c), for an
- * msk whose sk_rcvlowat is above 1. Another concurrent wrapper on the same
- * msk finds the pointer swapped already and runs the kernel's code as it
- * is: a wakeup at most is spent.
+ * The entry callback of mptcp_data_ready(msk, ssk), hooked only where the
+ * fix is on: an msk whose reader set a mark (sk_rcvlowat above 1) is sent
+ * to the wrapper; every other one pays one compare. Another concurrent
+ * wrapper on the same msk finds the pointer swapped already and runs the
+ * kernel's code as it is: a wakeup at most is spent.
  */
-void rcvfix_mptcp_lowat_data_ready_entry(struct ftrace_regs *fregs,
-					 unsigned long parent_ip,
-					 struct sock *msk)
+void notrace rcvfix_mptcp_lowat_entry_data_ready(unsigned long ip,
+						 unsigned long parent_ip,
+						 struct ftrace_ops *ops,
+						 struct ftrace_regs *fregs)
 {
-	if (!rcvfix_mptcp_lowat_fixing || rcvfix_hook_from_us(parent_ip) ||
+	struct sock *msk = (struct sock *)rcvfix_fregs_arg(fregs, 0);
+
+	if (likely(READ_ONCE(msk->sk_rcvlowat) <= 1) ||
+	    !rcvfix_mptcp_lowat_fixing || rcvfix_hook_from_us(parent_ip) ||
 	    !rcvfix_net_enabled(sock_net(msk)))
 		return;
 	rcvfix_hook_redirect(fregs, rcvfix_mptcp_data_ready);

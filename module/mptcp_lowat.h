@@ -16,15 +16,17 @@ struct sock;
 #define RCVFIX_MPTCP_POLL "mptcp_poll"
 
 void rcvfix_mptcp_lowat_detect(void);
+bool rcvfix_mptcp_lowat_mptcp_exists(void);
 bool rcvfix_mptcp_lowat_wanted(void);
 void rcvfix_mptcp_lowat_unavailable(const char *func, int err);
 void rcvfix_mptcp_lowat_hooked(const struct rcvfix_hook *data_ready,
 			       const struct rcvfix_hook *poll);
 const char *rcvfix_mptcp_lowat_state(void);
 
-void rcvfix_mptcp_lowat_data_ready_entry(struct ftrace_regs *fregs,
+void rcvfix_mptcp_lowat_entry_data_ready(unsigned long ip,
 					 unsigned long parent_ip,
-					 struct sock *msk);
+					 struct ftrace_ops *ops,
+					 struct ftrace_regs *fregs);
 void rcvfix_mptcp_lowat_entry_poll(unsigned long ip, unsigned long parent_ip,
 				   struct ftrace_ops *ops,
 				   struct ftrace_regs *fregs);

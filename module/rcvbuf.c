@@ -33,6 +33,7 @@
 #include <linux/capability.h>
 #include <linux/kernel.h>
 #include <linux/sockptr.h>
+#include <net/inet_common.h>
 #include <net/sock.h>
 #include <net/tcp.h>
 
@@ -63,18 +64,68 @@ static void rcvfix_proto_set_rcvbuf(struct sock *sk, struct socket *sock)
 }
 
 /*
+ * The window clamp tcp_init_buffer_space() gives an established socket
+ * whose buffer has the window @maxwin: tcp_app_win's share and one
+ * segment held back.
+ */
+static __always_inline int rcvfix_setup_clamp(const struct sock *sk,
+					      int maxwin)
+{
+	int app_win = READ_ONCE(sock_net(sk)->ipv4.sysctl_tcp_app_win);
+	int advmss = tcp_sk(sk)->advmss;
+	int clamp = maxwin;
+
+	if (app_win && maxwin > 4 * advmss)
+		clamp = max(maxwin - (maxwin >> app_win), 4 * advmss);
+	if (app_win && clamp > 2 * advmss && clamp + advmss > maxwin)
+		clamp = max(2 * advmss, maxwin - advmss);
+	return clamp;
+}
+
+/*
+ * Is @sk's window clamp the kernel's, not one the application set
+ * (TCP_WINDOW_CLAMP, a BPF program, a route's window)? The kernel has no
+ * flag for it, but sets an established socket's clamp to exactly one of
+ * two values for the buffer it has (@old_rcvbuf, before this call): the
+ * buffer's window once setup is done (tcp_init_buffer_space()), or the
+ * whole window when autotuning grows the buffer (tcp_rcv_space_adjust():
+ * "make the window clamp follow along", the new buffer then is the one it
+ * has) or, 6.5+, when the scaling ratio changes. rcvfix raised it to the
+ * whole window too. Any other value is someone else's. One of the
+ * kernel's is taken for someone else's: after tcp_clamp_window() grew the
+ * buffer under memory pressure without the clamp; it is left as stock
+ * leaves it. An application clamp equal to one of those two values cannot
+ * be told apart from the kernel's.
+ */
+static __always_inline bool rcvfix_kernel_clamp(const struct sock *sk,
+						int old_rcvbuf)
+{
+	int clamp = tcp_sk(sk)->window_clamp;
+	int win = tcp_win_from_space(sk, old_rcvbuf);
+
+	return clamp == win || clamp == rcvfix_setup_clamp(sk, win);
+}
+
+/*
  * What autotuning does when it grows a TCP buffer (tcp_rcv_space_adjust():
  * "make the window clamp follow along"), for a buffer whose lock rcvfix
- * avoided on an established TCP socket (or on the MPTCP socket an
- * established subflow belongs to: mptcp.c): raise the window clamp to the
+ * avoided on an established TCP socket (or on an established subflow of
+ * the MPTCP socket it was set on: mptcp.c): raise the window clamp to the
  * new buffer's window, never lower it. Without this a buffer set at or
  * above tcp_rmem[2] after the handshake kept the clamp of connection setup
  * for good, as autotuning never exceeds such a buffer (6.1; 6.12 raises it
  * when the scaling ratio changes). Before and during the handshake the
  * clamp is left alone: it caps the window scale chosen at connect time.
+ *
+ * A clamp the application set (not rcvfix_kernel_clamp(), for @old_rcvbuf
+ * >= 0) stays before Linux 7.1, where stock's SO_RCVBUF leaves it (it only goes
+ * when autotuning grows the buffer, as on stock with the buffer unlocked).
+ * Since 7.1 stock's SO_RCVBUF sets the clamp to the buffer's window
+ * (tcp_set_rcvbuf()), over the application's too: so does this, upwards.
  * The socket is locked by the caller (or bh-locked on its receive path).
  */
-static __always_inline void rcvfix_clamp_follow(struct sock *sk)
+static __always_inline void rcvfix_clamp_follow(struct sock *sk,
+						int old_rcvbuf)
 {
 	struct tcp_sock *tp;
 	int win;
@@ -85,14 +136,38 @@ static __always_inline void rcvfix_clamp_follow(struct sock *sk)
 		return;
 	tp = tcp_sk(sk);
 	win = tcp_win_from_space(sk, sk->sk_rcvbuf);
-	if (tp->window_clamp && win > (int)tp->window_clamp)
-		WRITE_ONCE(tp->window_clamp, win);
+	if (!tp->window_clamp || win <= (int)tp->window_clamp)
+		return;
+	if (!RCVFIX_STOCK_SETS_CLAMP && old_rcvbuf >= 0 &&
+	    !rcvfix_kernel_clamp(sk, old_rcvbuf))
+		return;
+	WRITE_ONCE(tp->window_clamp, win);
 }
 
-/* The same for mptcp.c; kept inline on the setsockopt() path above. */
+/*
+ * The same for mptcp.c, for a subflow given its MPTCP socket's buffer.
+ * Subflows have no clamp of the application's (MPTCP passes no
+ * TCP_WINDOW_CLAMP on to them, 6.1 to 7.3), and the MPTCP socket's
+ * autotuning sets their clamp from its own scaling ratio: the test above
+ * does not apply, the clamp follows the buffer up.
+ */
 void rcvfix_tcp_clamp_follow(struct sock *sk)
 {
-	rcvfix_clamp_follow(sk);
+	rcvfix_clamp_follow(sk, -1);
+}
+
+/*
+ * What stock's MPTCP sync does to a subflow it locks, after copying its
+ * msk's buffer: since Linux 7.1, tcp_set_rcvbuf() (TCP's set_rcvbuf
+ * operation), which sets the window clamp from it. Nothing before.
+ */
+void rcvfix_tcp_set_rcvbuf(struct sock *sk)
+{
+	void (*set_rcvbuf)(struct sock *sk, int val);
+
+	set_rcvbuf = rcvfix_proto_ops_set_rcvbuf(&inet_stream_ops);
+	if (set_rcvbuf)
+		set_rcvbuf(sk, sk->sk_rcvbuf);
 }
 
 /*
@@ -116,13 +191,14 @@ void rcvfix_set_rcvbuf(struct sock *sk, int val, enum rcvfix_path path)
 		.was_locked = sk->sk_userlocks & SOCK_RCVBUF_LOCK,
 		.enabled = rcvfix_rn_enabled(rn),
 	};
+	int old_rcvbuf = sk->sk_rcvbuf;
 	enum rcvfix_outcome outcome;
 	int size;
 
 	outcome = rcvfix_rcvbuf_rule(&req, &size);
 	if (outcome == RCVFIX_LOCK_AVOIDED) {
 		WRITE_ONCE(sk->sk_rcvbuf, size);
-		rcvfix_clamp_follow(sk);
+		rcvfix_clamp_follow(sk, old_rcvbuf);
 	} else {
 		sk->sk_userlocks |= SOCK_RCVBUF_LOCK;
 		WRITE_ONCE(sk->sk_rcvbuf, size);

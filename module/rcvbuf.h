@@ -10,10 +10,12 @@
 #include <linux/ftrace.h>
 #include <net/sock.h>
 
+#include "mptcp.h"
 #include "netns.h"
 
 void rcvfix_set_rcvbuf(struct sock *sk, int val, enum rcvfix_path path);
 void rcvfix_tcp_clamp_follow(struct sock *sk);
+void rcvfix_tcp_set_rcvbuf(struct sock *sk);
 void rcvfix_entry_sk_setsockopt(unsigned long ip, unsigned long parent_ip,
 				struct ftrace_ops *ops,
 				struct ftrace_regs *fregs);
@@ -22,13 +24,15 @@ void rcvfix_entry_sock_set_rcvbuf(unsigned long ip, unsigned long parent_ip,
 				  struct ftrace_regs *fregs);
 
 /*
- * The rule is TCP's: TCP and MPTCP stream sockets over IPv4 and IPv6.
+ * The rule is TCP's: TCP and MPTCP stream sockets over IPv4 and IPv6
+ * (MPTCP where rcvfix can make their subflows follow: mptcp.c).
  * Everything else (UDP, UNIX, SMC, ...) runs the kernel's own code.
  */
 static __always_inline bool rcvfix_sk_in_scope(const struct sock *sk)
 {
 	return (sk->sk_protocol == IPPROTO_TCP ||
-		sk->sk_protocol == IPPROTO_MPTCP) &&
+		(sk->sk_protocol == IPPROTO_MPTCP &&
+		 rcvfix_mptcp_rcvbuf_handled)) &&
 	       sk->sk_type == SOCK_STREAM &&
 	       (sk->sk_family == AF_INET || sk->sk_family == AF_INET6);
 }

@@ -37,26 +37,24 @@ static struct rcvfix_hook rcvfix_candidate_hooks[] = {
 	{ .name = "sock_set_rcvbuf", .entry = rcvfix_entry_sock_set_rcvbuf },
 	RCVFIX_BPF_LEGACY_HOOK_SOCK_OPS
 	RCVFIX_BPF_LEGACY_HOOK_SOCK_ADDR
+	/* The last four: MPTCP's subflows (mptcp.c), and SO_RCVLOWAT. */
 	{ .name = RCVFIX_MPTCP_CONNECT,
 	  .entry = rcvfix_mptcp_entry_finish_connect,
 	  .optional = true, .observe = true },
-	{ .name = RCVFIX_MPTCP_ACCEPT,
-	  .entry = rcvfix_mptcp_entry_syn_recv_sock,
+	{ .name = RCVFIX_MPTCP_LISTEN, .entry = rcvfix_mptcp_entry_listen,
 	  .optional = true, .observe = true },
-	/*
-	 * The last two: RCVFIX_HOOK_DATA_READY redirects where MPTCP lacks
-	 * the SO_RCVLOWAT fix (mptcp_lowat.c), RCVFIX_HOOK_POLL is resolved
-	 * only there.
-	 */
+	/* These two only where MPTCP lacks the SO_RCVLOWAT fix. */
 	{ .name = RCVFIX_MPTCP_DATA_READY,
-	  .entry = rcvfix_mptcp_entry_data_ready,
-	  .optional = true, .observe = true },
+	  .entry = rcvfix_mptcp_lowat_entry_data_ready, .optional = true },
 	{ .name = RCVFIX_MPTCP_POLL,
 	  .entry = rcvfix_mptcp_lowat_entry_poll, .optional = true },
 };
 
+#define RCVFIX_HOOK_MPTCP_SYNC 0
 #define RCVFIX_HOOK_POLL (ARRAY_SIZE(rcvfix_candidate_hooks) - 1)
 #define RCVFIX_HOOK_DATA_READY (RCVFIX_HOOK_POLL - 1)
+#define RCVFIX_HOOK_LISTEN (RCVFIX_HOOK_DATA_READY - 1)
+#define RCVFIX_HOOK_CONNECT (RCVFIX_HOOK_LISTEN - 1)
 
 /* The resolved ones, set once at load before any namespace can arm them. */
 static struct rcvfix_hook *rcvfix_hooks[ARRAY_SIZE(rcvfix_candidate_hooks)];
@@ -65,38 +63,72 @@ static unsigned int rcvfix_nr_hooks;
 /* The hooked functions, ", "-separated for the load log line. */
 static char rcvfix_targets[256];
 
+/*
+ * The two functions of MPTCP's SO_RCVLOWAT fix (mptcp_lowat.c), resolved
+ * first: both or neither. Their wrappers call them: they need their entry.
+ */
+static bool rcvfix_targets_lowat(void)
+{
+	struct rcvfix_hook *data_ready, *poll;
+	int ret;
+
+	if (!rcvfix_mptcp_lowat_wanted())
+		return false;
+	data_ready = &rcvfix_candidate_hooks[RCVFIX_HOOK_DATA_READY];
+	poll = &rcvfix_candidate_hooks[RCVFIX_HOOK_POLL];
+	ret = rcvfix_hook_resolve(data_ready);
+	if (ret) {
+		rcvfix_mptcp_lowat_unavailable(data_ready->name, ret);
+		return false;
+	}
+	ret = rcvfix_hook_resolve(poll);
+	if (ret) {
+		rcvfix_mptcp_lowat_unavailable(poll->name, ret);
+		return false;
+	}
+	if (rcvfix_hook_find_entry(data_ready) ||
+	    rcvfix_hook_find_entry(poll)) {
+		rcvfix_mptcp_lowat_unavailable(data_ready->name, -ENOENT);
+		return false;
+	}
+	rcvfix_mptcp_lowat_hooked(data_ready, poll);
+	return true;
+}
+
 /* Resolves the hooks; arms nothing. */
 int rcvfix_targets_init(void)
 {
+	bool mptcp = rcvfix_mptcp_lowat_mptcp_exists() &&
+		     rcvfix_mptcp_rcvbuf_init();
+	bool lowat = rcvfix_targets_lowat();
 	struct rcvfix_hook *hook;
-	struct rcvfix_hook *data_ready = NULL, *poll = NULL;
-	bool lowat = rcvfix_mptcp_lowat_wanted();
 	unsigned int i, n = 0;
 	int ret;
 
-	rcvfix_candidate_hooks[RCVFIX_HOOK_DATA_READY].observe = !lowat;
 	for (i = 0; i < ARRAY_SIZE(rcvfix_candidate_hooks); i++) {
 		hook = &rcvfix_candidate_hooks[i];
-		if (i == RCVFIX_HOOK_POLL && !lowat)
+		if (!mptcp && (i == RCVFIX_HOOK_MPTCP_SYNC ||
+			       i == RCVFIX_HOOK_CONNECT ||
+			       i == RCVFIX_HOOK_LISTEN))
 			continue;
-		ret = rcvfix_hook_resolve(hook);
-		if (ret && lowat && i == RCVFIX_HOOK_DATA_READY) {
-			/* without its redirect, only observe it */
-			rcvfix_mptcp_lowat_unavailable(hook->name, ret);
-			lowat = false;
-			hook->observe = true;
+		if (i == RCVFIX_HOOK_DATA_READY || i == RCVFIX_HOOK_POLL) {
+			if (!lowat)
+				continue;
+			ret = 0;	/* resolved by rcvfix_targets_lowat() */
+		} else {
 			ret = rcvfix_hook_resolve(hook);
-		} else if (ret && i == RCVFIX_HOOK_POLL) {
-			rcvfix_mptcp_lowat_unavailable(hook->name, ret);
-			lowat = false;
-			if (data_ready)
-				data_ready->observe = true;
-			continue;
 		}
 		if (ret == -ENOTUNIQ) {
 			pr_err("cannot hook %s: the kernel has another copy of it (a traceable %s.*, as a compiler makes for some callers) whose callers would pass no hook\n",
 			       hook->name, hook->name);
 			return ret;
+		}
+		if (ret && i == RCVFIX_HOOK_MPTCP_SYNC) {
+			rcvfix_mptcp_rcvbuf_unavailable(ret == -ENOENT ?
+				"no " RCVFIX_MPTCP_TARGET " in this kernel" :
+				"ftrace cannot attach to " RCVFIX_MPTCP_TARGET);
+			mptcp = false;
+			continue;
 		}
 		if ((ret == -ENOENT || ret == -EINVAL) && hook->optional) {
 			pr_info("%s: %s; left to the kernel\n", hook->name,
@@ -111,23 +143,9 @@ int rcvfix_targets_init(void)
 			       ret);
 			return ret;
 		}
-		if (i == RCVFIX_HOOK_DATA_READY)
-			data_ready = hook;
-		else if (i == RCVFIX_HOOK_POLL)
-			poll = hook;
 		rcvfix_hooks[rcvfix_nr_hooks++] = hook;
 		n += scnprintf(rcvfix_targets + n, sizeof(rcvfix_targets) - n,
 			       "%s%s", n ? ", " : "", hook->name);
-	}
-	/* the wrappers call these two: only they need their entry */
-	if (lowat && data_ready && poll &&
-	    !rcvfix_hook_find_entry(data_ready) &&
-	    !rcvfix_hook_find_entry(poll)) {
-		rcvfix_mptcp_lowat_hooked(data_ready, poll);
-	} else if (lowat) {
-		rcvfix_mptcp_lowat_unavailable(RCVFIX_MPTCP_DATA_READY, -ENOENT);
-		if (data_ready)
-			data_ready->observe = true;
 	}
 	return 0;
 }

@@ -4,7 +4,10 @@
 # connect, accepted socket), compared with stock observed in this run. Since
 # Linux 7.1 a locking SO_RCVBUF also sets the window clamp (set_rcvbuf):
 # rcvfix must do the same for every request it locks; a request whose lock
-# it avoids raises the clamp to the new buffer's window, never lowers it.
+# it avoids raises the clamp to the new buffer's window, never lowers it,
+# and never one the application set (TCP_WINDOW_CLAMP $UCLAMP, then
+# SO_RCVBUF): stock keeps it before 7.1 and sets the buffer's window since,
+# both read back as stock's (issue 33).
 source "$RCVFIX_REPO/tests/guest/lib.sh"
 need "$RCVFIX_KO" "$RCVFIX_BIN/wscale"
 
@@ -15,6 +18,7 @@ veth_pair "$cns" "$sns" 10.99.22.1 10.99.22.2 || skip "cannot create veth pair"
 T=$(tcp_rmem1 "$sns")
 SMALL=2048		# doubled: 4096, below tcp_rmem[1]: locked
 BIG=$((T / 2))		# doubled: tcp_rmem[1]: the lock is avoided
+UCLAMP=$((T / 4))	# an application's clamp, below the buffer's window
 port=42200
 
 # pair LABEL SERVER_ARGS CLIENT_ARGS: one connection, sets S and C.
@@ -37,6 +41,10 @@ run_all() {	# run_all TAG: every case, results into ref[TAG,case]
 	ref[$1,big_c]=$(fields "$C")
 	pair "$1 accepted $BIG" "-w conn -r $BIG" "" || return 1
 	ref[$1,big_s]=$(fields "$S")
+	pair "$1 client clamp $UCLAMP, $BIG" "" "-w conn -c $UCLAMP -r $BIG" || return 1
+	ref[$1,uclamp_c]=$(fields "$C")
+	pair "$1 accepted clamp $UCLAMP, $BIG" "-w conn -c $UCLAMP -r $BIG" "" || return 1
+	ref[$1,uclamp_s]=$(fields "$S")
 }
 
 run_all stock || done_testing
@@ -63,6 +71,14 @@ for side in c s; do
 	check_eq "avoided, $what: buffer as stock, unlocked" "$expect" "$got"
 	check "avoided, $what: clamp $(kv clamp "${ref[fixed,big_$side]}") at least as without SO_RCVBUF ($(kv clamp "${ref[stock,none_$side]}"))" \
 		test "$(kv clamp "${ref[fixed,big_$side]}")" -ge "$(kv clamp "${ref[stock,none_$side]}")"
+done
+# An application's clamp: as stock (kept before 7.1, the buffer's window
+# since), the buffer unlocked.
+for side in c s; do
+	what=client; [[ $side == s ]] && what=accepted
+	check_eq "avoided, $what, TCP_WINDOW_CLAMP $UCLAMP set before: clamp and buffer as stock, unlocked" \
+		"$(kv clamp "${ref[stock,uclamp_$side]}") $(kv rcvbuf "${ref[stock,uclamp_$side]}") 0" \
+		"$(kv clamp "${ref[fixed,uclamp_$side]}") $(kv rcvbuf "${ref[fixed,uclamp_$side]}") $(kv lock "${ref[fixed,uclamp_$side]}")"
 done
 
 done_testing

@@ -18,7 +18,8 @@
 
 static const char usage[] =
 "usage: wscale server|client [-a ADDR] [-p PORT] [-r RCVBUF] [-s BYTES]\n"
-"              [-T SECONDS] [-m] [-w socket|listen|conn] [-H FILE]\n"
+"              [-T SECONDS] [-m] [-w socket|listen|conn] [-c CLAMP]\n"
+"              [-R RCVBUF2] [-H FILE]\n"
 "  server: listen on ADDR:PORT (IPv4 or IPv6; default 0.0.0.0:40000),\n"
 "          accept one connection; prints 'listening' once ready\n"
 "  client: connect to ADDR:PORT (default 127.0.0.1:40000), retrying while\n"
@@ -28,6 +29,9 @@ static const char usage[] =
 "  -w WHEN    when -r applies: socket (default, as above), listen (server:\n"
 "             on the listener after listen()), conn (on the connected socket:\n"
 "             the accepted one, or the client's after connect())\n"
+"  -R RCVBUF2 a second setsockopt(SO_RCVBUF) right after that of -r\n"
+"  -c CLAMP   setsockopt(TCP_WINDOW_CLAMP, CLAMP) right before each\n"
+"             SO_RCVBUF of -r\n"
 "  -m         MPTCP sockets (IPPROTO_MPTCP) instead of TCP\n"
 "  -H FILE    once connected (and -r applied), print 'holding' and wait\n"
 "             until FILE exists before the transfer (for ss to look)\n"
@@ -116,10 +120,21 @@ static struct buf_state get_buf_state(int fd)
 	return st;
 }
 
+static int win_clamp = -1;	/* -c */
+static int rcvbuf2 = -1;	/* -R */
+
 static void set_rcvbuf(int fd, int val)
 {
+	if (win_clamp >= 0 && setsockopt(fd, IPPROTO_TCP, TCP_WINDOW_CLAMP,
+					 &win_clamp, sizeof(win_clamp)))
+		die(EXIT_SETUP, "setsockopt(TCP_WINDOW_CLAMP, %d): %s",
+		    win_clamp, strerror(errno));
 	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &val, sizeof(val)))
 		die(EXIT_SETUP, "setsockopt(SO_RCVBUF, %d): %s", val,
+		    strerror(errno));
+	if (rcvbuf2 >= 0 && setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf2,
+				       sizeof(rcvbuf2)))
+		die(EXIT_SETUP, "setsockopt(SO_RCVBUF, %d): %s", rcvbuf2,
 		    strerror(errno));
 }
 
@@ -255,7 +270,7 @@ int main(int argc, char **argv)
 	int subflows;
 
 	mode = mode_arg(argc, argv, usage, "server", "client");
-	while ((c = getopt(argc, argv, "a:p:r:s:T:mw:H:")) != -1) {
+	while ((c = getopt(argc, argv, "a:p:r:s:T:mw:H:c:R:")) != -1) {
 		switch (c) {
 		case 'a': addr = optarg; break;
 		case 'p': port = parse_int("-p", optarg); break;
@@ -264,6 +279,8 @@ int main(int argc, char **argv)
 		case 'T': timeout = parse_int("-T", optarg); break;
 		case 'm': use_mptcp = 1; break;
 		case 'H': hold = optarg; break;
+		case 'c': win_clamp = parse_int("-c", optarg); break;
+		case 'R': rcvbuf2 = parse_int("-R", optarg); break;
 		case 'w':
 			if (strcmp(optarg, "socket") && strcmp(optarg, "listen") &&
 			    strcmp(optarg, "conn"))
