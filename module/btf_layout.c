@@ -19,9 +19,13 @@
 
 #include <linux/btf.h>
 #include <linux/errno.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/fs_struct.h>
 #include <linux/kernel.h>
-#include <linux/kernel_read_file.h>
 #include <linux/mm.h>
+#include <linux/path.h>
+#include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/vmalloc.h>
@@ -249,6 +253,53 @@ static int rcvfix_btf_field(const struct rcvfix_btf *btf,
 	return -ENOENT;
 }
 
+/*
+ * Reads the whole of /sys/kernel/btf/vmlinux in init's root (also when
+ * modprobe runs in a container) into a vmalloc()ed @bufp with plain VFS
+ * reads. Not kernel_read_file(): it asks the LSMs about a read of a kind
+ * they know (a module, firmware, a policy...), and IPE (6.12+) warns about
+ * any other, a kernel WARNING in every log. Returns the size read, or an
+ * error.
+ */
+static ssize_t rcvfix_btf_read(void **bufp)
+{
+	struct file *file;
+	struct path root;
+	loff_t size, pos = 0;
+	ssize_t got = 0;
+	void *buf;
+
+	task_lock(&init_task);
+	get_fs_root(init_task.fs, &root);
+	task_unlock(&init_task);
+	file = rcvfix_file_open_root(&root, RCVFIX_BTF_PATH, O_RDONLY);
+	path_put(&root);
+	if (IS_ERR(file))
+		return PTR_ERR(file);
+	size = i_size_read(file_inode(file));
+	if (size <= 0 || size > INT_MAX) {
+		fput(file);
+		return size ? -EFBIG : -ENODATA;
+	}
+	buf = vmalloc(size);
+	if (!buf) {
+		fput(file);
+		return -ENOMEM;
+	}
+	while (pos < size) {
+		got = kernel_read(file, (char *)buf + pos, size - pos, &pos);
+		if (got <= 0)
+			break;
+	}
+	fput(file);
+	if (got < 0) {
+		vfree(buf);
+		return got;
+	}
+	*bufp = buf;
+	return pos;
+}
+
 /**
  * rcvfix_btf_find_fields - find members of private structs in vmlinux BTF
  * @fields: what to find; each one's offset and type_size are set
@@ -265,15 +316,12 @@ int rcvfix_btf_find_fields(struct rcvfix_btf_field *fields, unsigned int n,
 {
 	const struct btf_header *hdr;
 	struct rcvfix_btf btf = {};
-	size_t size = 0;
 	void *buf = NULL;
 	ssize_t got;
 	unsigned int i;
 	int ret;
 
-	got = kernel_read_file_from_path_initns(RCVFIX_BTF_PATH, 0, &buf,
-						INT_MAX, &size,
-						READING_UNKNOWN);
+	got = rcvfix_btf_read(&buf);
 	if (got < 0) {
 		snprintf(why, why_len, "cannot read %s (%zd): the kernel has no BTF",
 			 RCVFIX_BTF_PATH, got);
