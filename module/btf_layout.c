@@ -253,6 +253,17 @@ static int rcvfix_btf_field(const struct rcvfix_btf *btf,
 	return -ENOENT;
 }
 
+/* file_open_root() takes a struct path since 5.12; before, its parts. */
+static struct file *rcvfix_file_open_root(const struct path *root,
+					  const char *name, int flags)
+{
+#ifdef RCVFIX_HAVE_FILE_OPEN_ROOT_PATH
+	return file_open_root(root, name, flags, 0);
+#else
+	return file_open_root(root->dentry, root->mnt, name, flags, 0);
+#endif
+}
+
 /*
  * Reads the whole of /sys/kernel/btf/vmlinux in init's root (also when
  * modprobe runs in a container) into a vmalloc()ed @bufp with plain VFS

@@ -184,16 +184,4 @@
 #define sockopt_capable(cap) capable(cap)
 #endif
 
-/*
- * file_open_root() takes a struct path since 5.12; before, its dentry and
- * vfsmount.
- */
-#ifdef RCVFIX_HAVE_FILE_OPEN_ROOT_PATH
-#define rcvfix_file_open_root(root, name, flags) \
-	file_open_root(root, name, flags, 0)
-#else
-#define rcvfix_file_open_root(root, name, flags) \
-	file_open_root((root)->dentry, (root)->mnt, name, flags, 0)
-#endif
-
 #endif /* _RCVFIX_COMPAT_H */
