@@ -141,7 +141,103 @@ check_eq "new namespace after default_enable=1 starts at 1" 1 \
 check_eq "existing namespace keeps its value" 0 \
 	"$(ip netns exec "$ns" cat "$E")"
 
-# 6. modinfo and the status file.
+# 6. A socket set by a task other than the one that created it (a descriptor
+# passed with SCM_RIGHTS or taken with pidfd_getfd()): the socket's namespace
+# decides (its switch, its tcp_rmem[1], its counters); the caller's own
+# privilege counts (SO_RCVBUFFORCE: CAP_NET_ADMIN in the initial user
+# namespace, sockopt_capable()), as in the kernel's sk_setsockopt().
+HAND='
+import ctypes, errno, os, socket, sys
+mode, path = sys.argv[1], sys.argv[2]
+if mode == "give":	# a TCP socket, handed to every taker
+	s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+	srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+	srv.bind(path)
+	srv.listen(4)
+	with open(path + ".tmp", "w") as f:
+		f.write("%d %d\n" % (os.getpid(), s.fileno()))
+	os.rename(path + ".tmp", path + ".info")
+	while True:
+		c = srv.accept()[0]
+		socket.send_fds(c, [b"x"], [s.fileno()])
+		c.close()
+via, opt, val = sys.argv[3], {"rcvbuf": 8, "force": 33}[sys.argv[4]], int(sys.argv[5])
+if via == "scm":
+	u = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+	u.connect(path)
+	fd = socket.recv_fds(u, 1, 1)[1][0]
+else:
+	pid, tfd = map(int, open(path + ".info").read().split())
+	libc = ctypes.CDLL(None, use_errno=True)
+	fd = libc.syscall(438, os.pidfd_open(pid), tfd, 0)	# pidfd_getfd
+	if fd < 0:
+		sys.exit("pidfd_getfd: " + os.strerror(ctypes.get_errno()))
+s = socket.socket(fileno=fd)
+try:
+	s.setsockopt(socket.SOL_SOCKET, opt, val)
+	err = "0"
+except OSError as e:
+	err = errno.errorcode[e.errno]
+print(err, s.getsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF),
+      "locked" if s.getsockopt(socket.SOL_SOCKET, 72) & 2 else "unlocked")
+'
+# hand_give NAME CMD...: a giver run by CMD (with its namespaces) in the
+# background; its socket is /tmp/rcvfix-hand-$$-NAME.
+hand_give() {
+	local path=/tmp/rcvfix-hand-$$-$1
+	shift
+	"$@" python3 -c "$HAND" give "$path" &
+	on_exit "kill $!; rm -f $path $path.info"
+	wait_for "$path.info" . 10 || fail "giver $path started"
+}
+# hand_take NAME scm|pidfd rcvbuf|force VALUE CMD...: "ERRNO SO_RCVBUF LOCK"
+hand_take() {
+	local path=/tmp/rcvfix-hand-$$-$1
+	"${@:5}" python3 -c "$HAND" take "$path" "$2" "$3" "$4" 2>&1
+}
+if python3 -c 'import socket, os; socket.send_fds; os.pidfd_open' 2> /dev/null; then
+	on=$(netns_new handon)
+	rcvfix_enable 1 "$on"
+	rcvfix_enable 0
+	hand_give on ip netns exec "$on"
+	hand_give init env
+	r=$(tcp_rmem1 "$on")	# SO_RCVBUF r/2: a buffer of r, not below it
+	[[ $(tcp_rmem1) == "$r" ]] || fail "tcp_rmem[1] alike here and in $on"
+	before=$(rcvfix_counters setsockopt "$on")
+	here=$(rcvfix_counters setsockopt)
+	check_eq "a socket of an enabled namespace, set from a disabled one: the rule" \
+		"0 $r unlocked" "$(hand_take on scm rcvbuf $((r / 2)))"
+	check_eq "... counted in the socket's namespace" "1 0 1 0" \
+		"$(counters_delta "$before" "$(rcvfix_counters setsockopt "$on")")"
+	check_eq "... not in the caller's" "$here" "$(rcvfix_counters setsockopt)"
+	check_eq "a socket of a disabled namespace, set from an enabled one: stock" \
+		"0 $r locked" "$(hand_take init scm rcvbuf $((r / 2)) ip netns exec "$on")"
+	check_eq "... counted nowhere" "1 0 1 0" \
+		"$(counters_delta "$before" "$(rcvfix_counters setsockopt "$on")")"
+	if unshare -U -r true 2> /dev/null; then
+		unshare -U -r -n sleep 120 &
+		upid=$!
+		on_exit "kill $upid"
+		for i in $(seq 50); do
+			[[ $(readlink /proc/$upid/ns/net) != "$(readlink /proc/self/ns/net)" ]] && break
+			sleep 0.1
+		done
+		nsenter --net=/proc/$upid/ns/net "$W" "$E" 1 > /dev/null
+		hand_give user nsenter -t $upid -U -n
+		force=$((2 * $(cat /proc/sys/net/core/rmem_max)))
+		check_eq "SO_RCVBUFFORCE by root of a child user namespace, its own enabled namespace: EPERM" \
+			"EPERM $r unlocked" \
+			"$(hand_take user scm force $force nsenter -t $upid -U -n)"
+		check_eq "the same socket taken by the host's root (pidfd_getfd): its privilege, the socket's rule" \
+			"0 $((2 * force)) unlocked" "$(hand_take user pidfd force $force)"
+	else
+		echo "# user namespaces unavailable: SO_RCVBUFFORCE across them not run"
+	fi
+else
+	echo "# python3 without socket.send_fds or os.pidfd_open: section 6 not run"
+fi
+
+# 7. modinfo and the status file.
 check_eq "modinfo license" GPL "$(modinfo -F license "$RCVFIX_KO")"
 check "modinfo description" test -n "$(modinfo -F description "$RCVFIX_KO")"
 check "modinfo author" test -n "$(modinfo -F author "$RCVFIX_KO")"
@@ -184,25 +280,28 @@ check_eq "rcvfixctl --prometheus: every numeric key a metric with its help" "" \
 # the MPTCP subflow hooks where the kernel has them as traceable functions.
 # Before 6.0 (no sk_setsockopt) the SOL_SOCKET entry is sock_setsockopt and
 # bpf_setsockopt's own SO_RCVBUF code is reached through its two helpers.
-# MPTCP's sync comes first: armed first, disarmed last.
+# MPTCP's sync comes first: armed first, disarmed last; without it (or
+# without MPTCP) no subflow hook.
 want_strategy="callers"
 traceable=$(awk '{ print $1 }' /sys/kernel/tracing/available_filter_functions)
 want_targets=
-! grep -qx mptcp_sol_socket_sync_intval <<< "$traceable" ||
-	want_targets="mptcp_sol_socket_sync_intval,"
+mptcp=
+grep -qx mptcp_sol_socket_sync_intval <<< "$traceable" && mptcp=1
+[[ -z $mptcp ]] || want_targets="mptcp_sol_socket_sync_intval,"
 if grep -qE ' [tT] sk_setsockopt$' /proc/kallsyms; then
 	want_targets+="sk_setsockopt,sock_set_rcvbuf"
 else
 	want_targets+="sock_setsockopt,sock_set_rcvbuf,bpf_sock_ops_setsockopt,bpf_sock_addr_setsockopt"
 fi
-# The two places a subflow takes its socket's buffer, and where a synced
-# subflow of an established socket takes its window clamp.
-for f in subflow_finish_connect subflow_syn_recv_sock mptcp_data_ready; do
-	! grep -qx "$f" <<< "$traceable" || want_targets+=",$f"
+# The two places a new subflow takes its socket's buffer: the connecting
+# side's handshake, and (6.5+) listen().
+for f in subflow_finish_connect __inet_listen_sk; do
+	[[ -z $mptcp ]] || ! grep -qx "$f" <<< "$traceable" ||
+		want_targets+=",$f"
 done
-# Where rcvfix fixes MPTCP's SO_RCVLOWAT wakeups (before 6.7), mptcp_poll.
+# Where rcvfix fixes MPTCP's SO_RCVLOWAT wakeups (before 6.7), these two.
 [[ $(rcvfix_status rcvlowat_wakeup) != *mptcp:rcvfix ]] ||
-	want_targets+=",mptcp_poll"
+	want_targets+=",mptcp_data_ready,mptcp_poll"
 echo "# strategy on $(uname -r): $(rcvfix_status strategy) ($(rcvfix_status targets))"
 check_eq "/proc/net/rcvfix: strategy for this kernel" "$want_strategy" \
 	"$(rcvfix_status strategy)"
