@@ -17,6 +17,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/bpf.h>	/* before btf.h: 5.10's uses its types */
 #include <linux/btf.h>
 #include <linux/errno.h>
 #include <linux/file.h>

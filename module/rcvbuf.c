@@ -33,8 +33,8 @@
 #include <linux/capability.h>
 #include <linux/kernel.h>
 #include <linux/sockptr.h>
-#include <net/inet_common.h>
 #include <net/sock.h>
+#include <net/inet_common.h>
 #include <net/tcp.h>
 
 #include "hook.h"
