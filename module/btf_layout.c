@@ -265,10 +265,13 @@ static struct file *rcvfix_file_open_root(const struct path *root,
 #endif
 }
 
+/* The header's fields this code reads, as every kernel has them. */
+#define RCVFIX_BTF_HDR_MIN offsetofend(struct btf_header, str_len)
+
 /*
  * Reads the whole of /sys/kernel/btf/vmlinux in init's root (also when
- * modprobe runs in a container) into a vmalloc()ed @bufp with plain VFS
- * reads. Not kernel_read_file(): it asks the LSMs about a read of a kind
+ * modprobe runs in a container), or where that has no sysfs in the
+ * caller's, into a vmalloc()ed @bufp with plain VFS reads. Not kernel_read_file(): it asks the LSMs about a read of a kind
  * they know (a module, firmware, a policy...), and IPE (6.12+) warns about
  * any other, a kernel WARNING in every log. Returns the size read, or an
  * error.
@@ -286,6 +289,9 @@ static ssize_t rcvfix_btf_read(void **bufp)
 	task_unlock(&init_task);
 	file = rcvfix_file_open_root(&root, RCVFIX_BTF_PATH, O_RDONLY);
 	path_put(&root);
+	/* init's root without sysfs (its initramfs, after a pivot_root) */
+	if (IS_ERR(file) && PTR_ERR(file) == -ENOENT)
+		file = filp_open(RCVFIX_BTF_PATH, O_RDONLY, 0);
 	if (IS_ERR(file))
 		return PTR_ERR(file);
 	size = i_size_read(file_inode(file));
@@ -341,13 +347,14 @@ int rcvfix_btf_find_fields(struct rcvfix_btf_field *fields, unsigned int n,
 	}
 	hdr = buf;
 	ret = -EINVAL;
-	if (got < sizeof(*hdr) || hdr->magic != BTF_MAGIC ||
-	    hdr->version != BTF_VERSION || hdr->hdr_len < sizeof(*hdr) ||
+	/* 7.x's header adds a layout section: read up to str_len only */
+	if (got < RCVFIX_BTF_HDR_MIN || hdr->magic != BTF_MAGIC ||
+	    hdr->version != BTF_VERSION || hdr->hdr_len < RCVFIX_BTF_HDR_MIN ||
 	    (u64)hdr->hdr_len + hdr->type_off + hdr->type_len > got ||
 	    (u64)hdr->hdr_len + hdr->str_off + hdr->str_len > got ||
 	    !hdr->str_len || hdr->type_off % 4) {
-		snprintf(why, why_len, "%s is not BTF this code can read",
-			 RCVFIX_BTF_PATH);
+		snprintf(why, why_len, "%s is not BTF this code can read (%zd bytes)",
+			 RCVFIX_BTF_PATH, got);
 		goto out;
 	}
 	btf.types = (const u8 *)buf + hdr->hdr_len + hdr->type_off;
