@@ -271,9 +271,10 @@ static struct file *rcvfix_file_open_root(const struct path *root,
 /*
  * Reads the whole of /sys/kernel/btf/vmlinux in init's root (also when
  * modprobe runs in a container), or where that has no sysfs in the
- * caller's, into a vmalloc()ed @bufp with plain VFS reads. Not kernel_read_file(): it asks the LSMs about a read of a kind
- * they know (a module, firmware, a policy...), and IPE (6.12+) warns about
- * any other, a kernel WARNING in every log. Returns the size read, or an
+ * caller's, into a vmalloc()ed @bufp with plain VFS reads. Not
+ * kernel_read_file(): it asks the LSMs about a read of a kind they know (a
+ * module, firmware, a policy...), and IPE (6.12+) warns about any other, a
+ * kernel WARNING in every log. Returns the size read, or an
  * error.
  */
 static ssize_t rcvfix_btf_read(void **bufp)
