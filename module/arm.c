@@ -2,73 +2,110 @@
 /*
  * Pay nothing while unused: the strategy's hooks (handed over at load,
  * rcvfix_arm_init()) are armed when the first namespace turns
- * net.rcvfix.enable on and disarmed when the last one turns it off or is
- * destroyed. With nothing enabled the kernel runs its own code with no
- * ftrace callback at all, and a livepatch of the hooked functions can be
- * applied.
+ * net.rcvfix.enable on, and disarmed disarm_holdoff_s seconds (10 by
+ * default) after the last one has turned it off or was destroyed. With
+ * nothing enabled (after the hold-off) the kernel runs its own code with
+ * no ftrace callback at all, and a livepatch of the hooked functions can
+ * be applied at any time (below).
+ *
+ * In force, or not at all. ftrace registers the hooks one by one, so
+ * arming and disarming are not atomic: for a moment some hooks are armed
+ * and others are not. rcvfix_hooks_in_force (arm.h) is what the entry
+ * callbacks go by: set only once every hook is armed, cleared before the
+ * first is disarmed; rcvfix_net_enabled() (netns.h) is false while it is
+ * clear, so no callback applies the rule, and a replacement that reads
+ * the switch again under the socket lock acts as stock. (The MPTCP sync
+ * hook does not ask: it acts only on an MPTCP socket whose buffer the rule
+ * left unlocked, which a stock setsockopt() never does.) So the rule holds
+ * on every path that sets a buffer or on none, never on some (setsockopt
+ * unlocking while sock_set_rcvbuf() or a BPF program still locks, or an
+ * MPTCP socket unlocked while the stock sync locks its subflows). Before
+ * it disarms while namespaces still want the fix (stepping aside for a
+ * livepatch), rcvfix also waits for an RCU-tasks grace period after
+ * clearing the flag: a task that applied the rule just before, under its
+ * socket lock, reaches the MPTCP sync hook (which leaves the subflows of
+ * an unlocked MPTCP socket alone) before that hook goes, since it cannot
+ * sleep voluntarily on the way (it only releases its socket lock).
  *
  * Locking and ordering:
  *  - rcvfix_arm_users counts the namespaces with the fix on. It becomes
  *    non-zero only under rcvfix_arm_lock once every hook is armed (or
- *    while rcvfix stands aside for a livepatch, below), and drops to zero
- *    before the hooks are disarmed: so "users > 0" implies "armed" unless
- *    rcvfix stands aside, and a namespace joining or leaving
- *    while others stay enabled changes the count without the mutex
- *    (atomic_inc_not_zero(), atomic_add_unless()): sysctl writers in
- *    other namespaces never wait for a transition they do not cause.
- *  - rcvfix_arm_lock serialises the transitions 0 -> 1 (arm) and 1 -> 0
- *    (disarm), which register and unregister the same ftrace_ops. A
- *    writer that has to arm waits for a disarm in progress: it needs the
- *    ops back.
+ *    while rcvfix stands aside for a livepatch, below): so "users > 0"
+ *    implies "armed" unless rcvfix stands aside. With a hold-off it drops
+ *    to zero without the mutex, the hooks staying armed. A namespace
+ *    joining or leaving while others stay enabled changes the count
+ *    without the mutex (atomic_inc_not_zero(), atomic_add_unless()):
+ *    sysctl writers in other namespaces never wait for a transition they
+ *    do not cause.
+ *  - rcvfix_arm_lock serialises the transitions (arm, disarm, stepping
+ *    aside and back), which register and unregister the same ftrace_ops.
+ *    A writer that has to arm waits for a disarm in progress: it needs
+ *    the ops back.
  *  - A namespace's switch is set to 1 only after rcvfix_arm_get() has
- *    armed the hooks, and set to 0 before rcvfix_arm_put() disarms them
- *    (netns.c, under the namespace's own mutex): an enabled namespace
- *    always has armed hooks. A setter racing with a transition meets
- *    either no callback (stock), or a callback that finds the switch off
- *    (stock), or a replacement that reads the switch again under the
- *    socket lock and applies the rule or stock code accordingly; it never
- *    runs a half-armed strategy, since arming is all or nothing and
- *    happens while no namespace is enabled.
+ *    armed the hooks, and set to 0 before rcvfix_arm_put() lets them go
+ *    (netns.c, under the namespace's own mutex). A setter racing with a
+ *    transition meets no callback (stock), a callback that finds the
+ *    switch off or the hooks not in force (stock), or a replacement that
+ *    reads both again under the socket lock and applies the rule or stock
+ *    code accordingly.
  *  - Disarming waits until no task runs a callback or trampoline
  *    (unregister_ftrace_function()) under the mutex, and no longer: a
  *    task still in a replacement may sleep there for as long as someone
  *    holds its socket lock, and a sysctl writer must not hang on that.
- *    Nothing requires the wait: every namespace is off by then, and a
- *    replacement reads its namespace's switch again under the socket
- *    lock, so it acts as stock; its code stays until module unload,
- *    which waits for every such task (rcvfix_arm_close()).
- *  - A destroyed namespace gives its share back in cleanup_net(), which
- *    every namespace teardown on the host waits for, without the mutex and
- *    without disarming: the last one schedules the disarm
- *    rcvfix_disarm_holdoff_s later (rcvfix_disarm_work), so pods that come
- *    and go do not patch kernel text each time, and a namespace enabled
- *    within the hold-off finds the hooks still armed. This is the one
- *    place the count drops to zero outside the mutex, with the hooks
- *    armed. Turning the switch off with a sysctl write disarms at once.
+ *    Nothing requires the wait: the hooks are not in force any more, and a
+ *    replacement reads that again under the socket lock, so it acts as
+ *    stock; its code stays until module unload, which waits for every
+ *    such task (rcvfix_arm_close()).
+ *  - The last namespace to turn the switch off, or to be destroyed (in
+ *    cleanup_net(), which every namespace teardown on the host waits for),
+ *    gives its share back without the mutex and without disarming, and it
+ *    schedules the disarm disarm_holdoff_s later (rcvfix_disarm_work), so
+ *    a switch turned off and on again, or pods that come and go, do not
+ *    patch kernel text each time (under emulation a disarm takes about
+ *    0.9 s, an arm 0.1 s), and a namespace enabled within the hold-off
+ *    finds the hooks still armed. The work disarms only if the count is
+ *    still zero. With disarm_holdoff_s=0 a sysctl write disarms at once,
+ *    and a destroyed namespace schedules the work without delay. While
+ *    the hooks are held, another IP-modifying ftrace user of a hooked
+ *    function (a kprobe with a post_handler, a module like rcvfix) is
+ *    refused with EBUSY; a livepatch is not (below).
  *
  * A livepatch always wins. A module the kernel marks as a livepatch may
  * patch a hooked function, and ftrace lets only one IP-modifying user own
  * it. So when a livepatch module is coming, rcvfix steps aside: it
- * disarms before the livepatch's init registers its handlers, and keeps
- * every namespace's switch as it is. Once the livepatch is live, rcvfix
- * arms again; if ftrace refuses (the livepatch owns a hooked function),
- * it stays aside, says so in one log line and in /proc/net/rcvfix
- * (stepped_aside), and tries again each time a livepatch module goes.
- * All or nothing here too: the rule holds on every path that sets a
- * buffer or on none, never on some (setsockopt unlocked while
- * sock_set_rcvbuf() locks, or an MPTCP socket unlocked while stock sync
- * locks its subflows). While aside, enabling a namespace succeeds and
- * counts it; the fix comes into force when rcvfix arms again.
+ * disarms before the livepatch's init registers its handlers (also in the
+ * hold-off), and keeps every namespace's switch as it is. Once the
+ * livepatch is live, rcvfix arms again; if ftrace refuses (a livepatch
+ * owns a hooked function), it stays aside, says so in one log line and in
+ * /proc/net/rcvfix (stepped_aside, and stepped_aside_for naming the
+ * livepatch that holds the function), and tries again until it can. A
+ * livepatch's handlers do not always go with a module event: one disabled
+ * through /sys/kernel/livepatch/NAME/enabled, or replaced by an atomic-
+ * replace livepatch, lets go at the end of that transition, its module
+ * still loaded, and the kernel announces neither. So while aside, with
+ * namespaces wanting the fix, rcvfix tries again (rcvfix_retry_work) 1 s
+ * after a failed attempt, then after 2, 4, ... up to 60 s, and soon (at
+ * most once a second) when a namespace turns the fix on or the host reads
+ * /proc/net/rcvfix, as well as at every livepatch module's live and going
+ * events. An attempt first tries the function that was refused last:
+ * while it is still held, nothing else is armed. While aside, enabling a
+ * namespace succeeds and counts it; the fix comes into force when rcvfix
+ * arms again.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/atomic.h>
 #include <linux/errno.h>
+#include <linux/jiffies.h>
 #include <linux/kernel.h>
+#include <linux/kernfs.h>
+#include <linux/kobject.h>
 #include <linux/module.h>
+#include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/notifier.h>
 #include <linux/printk.h>
+#include <linux/rcupdate.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
 #include <linux/workqueue.h>
@@ -76,6 +113,9 @@
 #include "arm.h"
 #include "hook.h"
 #include "status_keys.h"
+
+/* Set only while every hook is armed: see the top of this file. */
+bool rcvfix_hooks_in_force __read_mostly;
 
 static DEFINE_MUTEX(rcvfix_arm_lock);
 
@@ -94,8 +134,33 @@ static int rcvfix_arm_err;		/* of the last attempt, 0 if it armed */
 static const char *rcvfix_arm_err_hook = "";
 static const char *rcvfix_arm_err_owner = "";
 
-/* How long the hooks stay armed after the last enabled namespace died. */
-static const unsigned int rcvfix_disarm_holdoff_s = 10;
+/* ---- disarm_holdoff_s: module parameter, 0 to 3600 ---- */
+
+#define RCVFIX_HOLDOFF_MAX_S 3600
+
+/* How long the hooks stay armed after the last enabled namespace left. */
+static unsigned int rcvfix_holdoff_s = 10;
+
+static int rcvfix_param_set_holdoff(const char *val,
+				    const struct kernel_param *kp)
+{
+	unsigned int v;
+
+	if (kstrtouint(val, 10, &v) || v > RCVFIX_HOLDOFF_MAX_S)
+		return -EINVAL;
+	WRITE_ONCE(*(unsigned int *)kp->arg, v);
+	return 0;
+}
+
+static const struct kernel_param_ops rcvfix_param_holdoff_ops = {
+	.set = rcvfix_param_set_holdoff,
+	.get = param_get_uint,
+};
+
+module_param_cb(disarm_holdoff_s, &rcvfix_param_holdoff_ops,
+		&rcvfix_holdoff_s, 0644);
+MODULE_PARM_DESC(disarm_holdoff_s,
+		 "seconds the hooks stay armed after the last namespace turned the fix off or was destroyed: 0 (a sysctl write disarms at once) to 3600, default 10");
 
 static void rcvfix_disarm_work_fn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(rcvfix_disarm_work, rcvfix_disarm_work_fn);
@@ -103,14 +168,33 @@ static DECLARE_DELAYED_WORK(rcvfix_disarm_work, rcvfix_disarm_work_fn);
 /*
  * Stepping aside for livepatches, under rcvfix_arm_lock: whether rcvfix
  * stays disarmed for one, why (also under a spinlock, for the reader),
- * and the livepatch modules between coming and live, during which nothing
- * arms.
+ * the livepatch modules between coming and live, during which nothing
+ * arms, and every livepatch module loaded since rcvfix was (oldest
+ * first), to name the one that holds a function.
  */
 static bool rcvfix_aside;
 static char rcvfix_aside_for[MODULE_NAME_LEN + 80] = "none";
 static DEFINE_SPINLOCK(rcvfix_aside_for_lock);	/* for the reader */
 static unsigned long rcvfix_asides;	/* times rcvfix stepped aside */
 static const struct module *rcvfix_lp_coming[8];
+static char rcvfix_lp_loaded[16][MODULE_NAME_LEN];
+
+/*
+ * While aside: the hook ftrace refused at the last attempt (tried first
+ * at the next), its error, and the livepatch found to hold it ("" if
+ * none was); when to try again (rcvfix_retry_work), and when the last
+ * attempt was (read without the mutex by rcvfix_retry_kick()).
+ */
+static struct rcvfix_hook *rcvfix_aside_hook;
+static int rcvfix_aside_err;
+static char rcvfix_aside_owner[MODULE_NAME_LEN];
+static unsigned long rcvfix_retry_delay = HZ;
+static unsigned long rcvfix_retry_last;
+
+#define RCVFIX_RETRY_MAX (60 * HZ)
+
+static void rcvfix_retry_work_fn(struct work_struct *work);
+static DECLARE_DELAYED_WORK(rcvfix_retry_work, rcvfix_retry_work_fn);
 
 static const char *rcvfix_errno_name(int err)
 {
@@ -130,16 +214,24 @@ static const char *rcvfix_errno_name(int err)
 	}
 }
 
-/* Arms every hook of the strategy, or none. Under rcvfix_arm_lock. */
-static int rcvfix_try_arm_locked(struct rcvfix_hook **failed)
+/*
+ * Arms every hook of the strategy, or none, @first (if not NULL) before
+ * the others; then, and only then, the hooks are in force. Under
+ * rcvfix_arm_lock.
+ */
+static int rcvfix_try_arm_locked(struct rcvfix_hook *first,
+				 struct rcvfix_hook **failed)
 {
 	int ret;
 
-	ret = rcvfix_hooks_arm(rcvfix_arm_hooks, rcvfix_arm_nr_hooks, failed);
+	ret = rcvfix_hooks_arm(rcvfix_arm_hooks, rcvfix_arm_nr_hooks, first,
+			       failed);
 	if (ret)
 		return ret;
 	WRITE_ONCE(rcvfix_armed, true);
 	WRITE_ONCE(rcvfix_arms, rcvfix_arms + 1);
+	/* only now: every hook is registered and its text patched */
+	WRITE_ONCE(rcvfix_hooks_in_force, true);
 	return 0;
 }
 
@@ -154,7 +246,7 @@ static int rcvfix_arm_locked(void)
 
 	if (rcvfix_arm_closed)
 		return -ENODEV;
-	ret = rcvfix_try_arm_locked(&failed);
+	ret = rcvfix_try_arm_locked(NULL, &failed);
 	if (ret) {
 		WRITE_ONCE(rcvfix_arm_err_hook, failed->name);
 		WRITE_ONCE(rcvfix_arm_err_owner,
@@ -170,43 +262,76 @@ static int rcvfix_arm_locked(void)
 	return 0;
 }
 
-/* Disarms every hook of the strategy. Under rcvfix_arm_lock. */
-static void rcvfix_disarm_locked(void)
+/*
+ * Disarms every hook of the strategy, the hooks out of force first.
+ * @settle: namespaces still want the fix (stepping aside): wait for a
+ * task that applied the rule just before to pass the hooks its call
+ * meets next (see the top of this file). Under rcvfix_arm_lock.
+ */
+static void rcvfix_disarm_locked(bool settle)
 {
+	WRITE_ONCE(rcvfix_hooks_in_force, false);
+	if (settle)
+		synchronize_rcu_tasks();
 	rcvfix_hooks_disarm(rcvfix_arm_hooks, rcvfix_arm_nr_hooks);
 	WRITE_ONCE(rcvfix_armed, false);
 	WRITE_ONCE(rcvfix_disarms, rcvfix_disarms + 1);
 }
 
+static bool rcvfix_aside_retry_locked(void);
+
+/* Try again soon while aside, at most once a second. Any context. */
+static void rcvfix_retry_kick(void)
+{
+	unsigned long next = READ_ONCE(rcvfix_retry_last) + HZ;
+	unsigned long now = jiffies;
+
+	if (!READ_ONCE(rcvfix_aside) || READ_ONCE(rcvfix_arm_closed))
+		return;
+	mod_delayed_work(system_wq, &rcvfix_retry_work,
+			 time_before(now, next) ? min(next - now, (unsigned long)HZ) : 0);
+}
+
 /**
  * rcvfix_arm_get - a namespace is about to turn the fix on
  *
- * Arms the hooks if no namespace had the fix on. Returns 0 with the hooks
- * armed, or the error of the hook ftrace refused (-EBUSY where another
- * IP-modifying user owns it): then nothing is armed and the caller must
- * leave its switch off. May sleep.
+ * Arms the hooks if no namespace had the fix on (and they are not still
+ * armed from the hold-off). Returns 0 with the hooks armed, or while
+ * rcvfix stands aside for a livepatch (it tries to arm again first), or
+ * the error of the hook ftrace refused (-EBUSY where another IP-modifying
+ * user owns it): then nothing is armed and the caller must leave its
+ * switch off. May sleep.
  */
 int rcvfix_arm_get(void)
 {
 	int ret = 0;
 
-	if (atomic_inc_not_zero(&rcvfix_arm_users))
+	if (atomic_inc_not_zero(&rcvfix_arm_users)) {
+		rcvfix_retry_kick();
 		return 0;
+	}
 	mutex_lock(&rcvfix_arm_lock);
 	if (!atomic_inc_not_zero(&rcvfix_arm_users)) {
-		/* armed already: the hold-off after a destroyed namespace */
-		if (!rcvfix_armed && !rcvfix_aside)
-			ret = rcvfix_arm_locked();
-		if (!ret)
+		if (rcvfix_aside) {
 			atomic_set_release(&rcvfix_arm_users, 1);
+			WRITE_ONCE(rcvfix_retry_delay, HZ);
+			rcvfix_aside_retry_locked();
+		} else {
+			/* armed already: in the hold-off */
+			if (!rcvfix_armed)
+				ret = rcvfix_arm_locked();
+			if (!ret)
+				atomic_set_release(&rcvfix_arm_users, 1);
+		}
 	}
 	mutex_unlock(&rcvfix_arm_lock);
 	return ret;
 }
 
 /*
- * The last namespace's share: true if the caller holds rcvfix_arm_lock
- * and must disarm (hooks armed, no namespace enabled any more).
+ * The last namespace's share, for an immediate disarm: true if the caller
+ * holds rcvfix_arm_lock and must disarm (hooks armed, no namespace
+ * enabled any more).
  */
 static bool rcvfix_arm_put_last(void)
 {
@@ -220,40 +345,55 @@ static bool rcvfix_arm_put_last(void)
 	return true;
 }
 
+/* The last share went: disarm after the hold-off (@delay_s). */
+static void rcvfix_disarm_later(unsigned int delay_s)
+{
+	if (!READ_ONCE(rcvfix_arm_closed))
+		mod_delayed_work(system_wq, &rcvfix_disarm_work,
+				 delay_s * HZ);
+}
+
 /**
  * rcvfix_arm_put - a namespace has turned the fix off
  *
- * The last one disarms the hooks: no task runs a callback or trampoline
- * of rcvfix's once this returns. The writer does not wait for tasks
- * still in a replacement: one may sleep on a socket lock for as long as
- * its owner likes, and it reads its namespace's switch again under that
- * lock, so it acts as stock (see the top of this file); module unload
- * waits for every such task in rcvfix_arm_close(). May sleep.
+ * The last one has the hooks disarmed disarm_holdoff_s later, by a work
+ * item, without waiting; with disarm_holdoff_s=0 it disarms them itself:
+ * no task runs a callback or trampoline of rcvfix's once this returns.
+ * The writer does not wait for tasks still in a replacement: one may
+ * sleep on a socket lock for as long as its owner likes, and it reads its
+ * namespace's switch again under that lock, so it acts as stock (see the
+ * top of this file); module unload waits for every such task in
+ * rcvfix_arm_close(). May sleep.
  */
 void rcvfix_arm_put(void)
 {
+	unsigned int holdoff = READ_ONCE(rcvfix_holdoff_s);
+
+	if (holdoff) {
+		if (atomic_dec_and_test(&rcvfix_arm_users))
+			rcvfix_disarm_later(holdoff);
+		return;
+	}
 	if (!rcvfix_arm_put_last())
 		return;
-	rcvfix_disarm_locked();
+	rcvfix_disarm_locked(false);
 	mutex_unlock(&rcvfix_arm_lock);
 }
 
 /**
  * rcvfix_arm_put_deferred - an enabled namespace is being destroyed
  *
- * As rcvfix_arm_put(), but the last one only schedules the disarm, and
- * without rcvfix_arm_lock (an arm or disarm may hold it for grace
- * periods): cleanup_net() never waits for ftrace. The count may reach
- * zero outside the lock with the hooks armed: rcvfix_arm_get() finds
- * them armed, and the work disarms only under the lock and only if the
- * count is still zero. rcvfix_arm_exit() cancels a work still pending.
+ * As rcvfix_arm_put(), but always through the work item, and without
+ * rcvfix_arm_lock (an arm or disarm may hold it for grace periods):
+ * cleanup_net() never waits for ftrace. The count may reach zero
+ * outside the lock with the hooks armed: rcvfix_arm_get() finds them
+ * armed, and the work disarms only under the lock and only if the count
+ * is still zero. rcvfix_arm_exit() cancels a work still pending.
  */
 void rcvfix_arm_put_deferred(void)
 {
-	if (atomic_dec_and_test(&rcvfix_arm_users) &&
-	    !READ_ONCE(rcvfix_arm_closed))
-		mod_delayed_work(system_wq, &rcvfix_disarm_work,
-				 rcvfix_disarm_holdoff_s * HZ);
+	if (atomic_dec_and_test(&rcvfix_arm_users))
+		rcvfix_disarm_later(READ_ONCE(rcvfix_holdoff_s));
 }
 
 static void rcvfix_disarm_work_fn(struct work_struct *work)
@@ -261,7 +401,7 @@ static void rcvfix_disarm_work_fn(struct work_struct *work)
 	mutex_lock(&rcvfix_arm_lock);
 	if (!rcvfix_arm_closed && rcvfix_armed &&
 	    !atomic_read(&rcvfix_arm_users))
-		rcvfix_disarm_locked();
+		rcvfix_disarm_locked(false);
 	mutex_unlock(&rcvfix_arm_lock);
 }
 
@@ -294,6 +434,75 @@ static bool rcvfix_lp_any_coming(void)
 	return false;
 }
 
+/* Adds or removes a loaded livepatch module, kept oldest first. */
+static void rcvfix_lp_loaded_track(const char *name, bool add)
+{
+	const unsigned int n = ARRAY_SIZE(rcvfix_lp_loaded);
+	unsigned int i;
+
+	for (i = 0; i < n && rcvfix_lp_loaded[i][0]; i++) {
+		if (!add && !strcmp(rcvfix_lp_loaded[i], name)) {
+			memmove(rcvfix_lp_loaded[i], rcvfix_lp_loaded[i + 1],
+				(n - i - 1) * sizeof(rcvfix_lp_loaded[0]));
+			rcvfix_lp_loaded[n - 1][0] = '\0';
+			return;
+		}
+	}
+	if (add && i < n)
+		strscpy(rcvfix_lp_loaded[i], name, sizeof(rcvfix_lp_loaded[i]));
+}
+
+/*
+ * Does the livepatch module @name patch @func of vmlinux? Its sysfs tree
+ * says so (Documentation/ABI/testing/sysfs-kernel-livepatch):
+ * /sys/kernel/livepatch/NAME/vmlinux/FUNC,1 exists from the livepatch's
+ * init until its patch is freed at the end of the transition that
+ * disables or replaces it, which is when its ftrace handler goes. The
+ * functions rcvfix hooks have one symbol of their name (sympos 0 and 1
+ * both show as 1). During an atomic replace the new patch holds a "nop"
+ * entry for each function only the old one patches.
+ */
+static bool rcvfix_lp_patches(const char *name, const char *func)
+{
+	char leaf[96];
+	const char *const path[] = { "livepatch", name, "vmlinux", leaf };
+	struct kernfs_node *kn = NULL, *next;
+	unsigned int i;
+
+	if (!kernel_kobj || !kernel_kobj->sd ||
+	    snprintf(leaf, sizeof(leaf), "%s,1", func) >= sizeof(leaf))
+		return false;
+	for (i = 0; i < ARRAY_SIZE(path); i++) {
+		next = kernfs_find_and_get(kn ? kn : kernel_kobj->sd, path[i]);
+		if (kn)
+			kernfs_put(kn);
+		if (!next)
+			return false;
+		kn = next;
+	}
+	kernfs_put(kn);
+	return true;
+}
+
+/*
+ * The livepatch module that holds @func: the oldest loaded since rcvfix
+ * was that patches it (during an atomic replace, the one being replaced:
+ * the other has a nop there), or NULL if none does (one loaded before
+ * rcvfix, or another ftrace user). Under rcvfix_arm_lock.
+ */
+static const char *rcvfix_lp_owner(const char *func)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(rcvfix_lp_loaded); i++) {
+		if (!rcvfix_lp_loaded[i][0])
+			break;
+		if (rcvfix_lp_patches(rcvfix_lp_loaded[i], func))
+			return rcvfix_lp_loaded[i];
+	}
+	return NULL;
+}
+
 /* Sets the stepped_aside_for value, "none" for a NULL @kind. */
 static void rcvfix_aside_set(const char *kind, const char *mod,
 			     const char *func)
@@ -302,9 +511,9 @@ static void rcvfix_aside_set(const char *kind, const char *mod,
 	if (!kind)
 		strscpy(rcvfix_aside_for, "none", sizeof(rcvfix_aside_for));
 	else
-		snprintf(rcvfix_aside_for, sizeof(rcvfix_aside_for),
-			 "%s:%s%s%s", kind, mod, func ? ":" : "",
-			 func ? func : "");
+		scnprintf(rcvfix_aside_for, sizeof(rcvfix_aside_for),
+			  "%s:%s%s%s", kind, mod, func ? ":" : "",
+			  func ? func : "");
 	spin_unlock(&rcvfix_aside_for_lock);
 }
 
@@ -312,14 +521,102 @@ static void rcvfix_aside_set(const char *kind, const char *mod,
 static void rcvfix_aside_clear(void)
 {
 	WRITE_ONCE(rcvfix_aside, false);
+	rcvfix_aside_hook = NULL;
+	rcvfix_aside_err = 0;
+	rcvfix_aside_owner[0] = '\0';
 	rcvfix_aside_set(NULL, NULL, NULL);
+}
+
+/*
+ * Who holds what rcvfix could not arm: @failed refused with @err. Sets
+ * stepped_aside_for ("livepatch:MODULE:FUNCTION", or
+ * "livepatch-or-ftrace-ops:FUNCTION" when no livepatch loaded since
+ * rcvfix was patches it). Returns true if that changed. Under
+ * rcvfix_arm_lock.
+ */
+static bool rcvfix_aside_blocked(struct rcvfix_hook *failed, int err)
+{
+	const char *owner = rcvfix_lp_owner(failed->name);
+
+	if (failed == rcvfix_aside_hook && err == rcvfix_aside_err &&
+	    !strcmp(owner ? owner : "", rcvfix_aside_owner))
+		return false;
+	rcvfix_aside_hook = failed;
+	rcvfix_aside_err = err;
+	strscpy(rcvfix_aside_owner, owner ? owner : "",
+		sizeof(rcvfix_aside_owner));
+	if (owner)
+		rcvfix_aside_set("livepatch", owner, failed->name);
+	else
+		rcvfix_aside_set(err == -EBUSY ? "livepatch-or-ftrace-ops" :
+						 rcvfix_errno_name(err),
+				 failed->name, NULL);
+	return true;
+}
+
+/* The next retry while aside, each one later than the last (to 60 s). */
+static void rcvfix_retry_schedule_locked(void)
+{
+	unsigned long delay = READ_ONCE(rcvfix_retry_delay);
+
+	if (rcvfix_arm_closed)
+		return;
+	mod_delayed_work(system_wq, &rcvfix_retry_work, delay);
+	WRITE_ONCE(rcvfix_retry_delay, min(delay * 2, RCVFIX_RETRY_MAX));
+}
+
+/*
+ * Aside, with namespaces wanting the fix and no livepatch loading: arm
+ * again, the function refused last first. On failure stay aside, naming
+ * who holds the function, and try again later. Returns true if armed.
+ * Under rcvfix_arm_lock.
+ */
+static bool rcvfix_aside_retry_locked(void)
+{
+	struct rcvfix_hook *failed = NULL;
+	char owner[MODULE_NAME_LEN];
+	const char *func;
+	int ret;
+
+	if (!rcvfix_aside || rcvfix_arm_closed || rcvfix_lp_any_coming() ||
+	    !atomic_read(&rcvfix_arm_users))
+		return false;
+	WRITE_ONCE(rcvfix_retry_last, jiffies);
+	ret = rcvfix_try_arm_locked(rcvfix_aside_hook, &failed);
+	if (!ret) {
+		func = rcvfix_aside_hook ? rcvfix_aside_hook->name : NULL;
+		strscpy(owner, rcvfix_aside_owner, sizeof(owner));
+		rcvfix_aside_clear();
+		if (func)
+			pr_info("%s%s no longer holds %s: the fix is in force again\n",
+				owner[0] ? "livepatch " : "an ftrace user",
+				owner, func);
+		return true;
+	}
+	if (rcvfix_aside_blocked(failed, ret)) {
+		if (rcvfix_aside_owner[0])
+			pr_info("%s is held by livepatch %s: the fix stays aside\n",
+				failed->name, rcvfix_aside_owner);
+		else
+			pr_info("%s is still owned (%s): the fix stays aside\n",
+				failed->name, rcvfix_errno_name(ret));
+	}
+	rcvfix_retry_schedule_locked();
+	return false;
+}
+
+static void rcvfix_retry_work_fn(struct work_struct *work)
+{
+	mutex_lock(&rcvfix_arm_lock);
+	rcvfix_aside_retry_locked();
+	mutex_unlock(&rcvfix_arm_lock);
 }
 
 /*
  * A livepatch module is coming: step aside before its init registers its
  * handlers. Already aside for an earlier one: its reason stays until this
- * one is live. Nothing enabled: only keep an enable from arming until
- * then.
+ * one is live. Nothing enabled (the hooks may still be armed in the
+ * hold-off): only keep an enable from arming until then.
  */
 static void rcvfix_lp_coming_locked(struct module *mod)
 {
@@ -328,8 +625,9 @@ static void rcvfix_lp_coming_locked(struct module *mod)
 	if (!rcvfix_lp_track(mod, true))
 		pr_warn("livepatch %s: too many livepatches loading at once to follow; rcvfix may arm before it is live\n",
 			mod->name);
+	rcvfix_lp_loaded_track(mod->name, true);
 	if (rcvfix_armed)
-		rcvfix_disarm_locked();
+		rcvfix_disarm_locked(enabled);
 	if (rcvfix_aside)
 		return;
 	WRITE_ONCE(rcvfix_aside, true);
@@ -343,8 +641,9 @@ static void rcvfix_lp_coming_locked(struct module *mod)
 
 /*
  * A livepatch module is live or going: arm again where namespaces want
- * the fix, unless another livepatch is still loading. Stays aside, with
- * the function ftrace refused, if a livepatch owns one.
+ * the fix, unless another livepatch is still loading. Stays aside, naming
+ * the livepatch that holds the function ftrace refused, and tries again
+ * later (rcvfix_aside_retry_locked()).
  */
 static void rcvfix_lp_settled_locked(struct module *mod, bool live)
 {
@@ -352,13 +651,17 @@ static void rcvfix_lp_settled_locked(struct module *mod, bool live)
 	bool was_loading = rcvfix_lp_track(mod, false);
 	int ret;
 
+	if (!live)
+		rcvfix_lp_loaded_track(mod->name, false);
 	if (!rcvfix_aside || rcvfix_lp_any_coming())
 		return;
 	if (!atomic_read(&rcvfix_arm_users)) {
 		rcvfix_aside_clear();
 		return;
 	}
-	ret = rcvfix_try_arm_locked(&failed);
+	WRITE_ONCE(rcvfix_retry_delay, HZ);
+	WRITE_ONCE(rcvfix_retry_last, jiffies);
+	ret = rcvfix_try_arm_locked(rcvfix_aside_hook, &failed);
 	if (!ret) {
 		rcvfix_aside_clear();
 		pr_info("livepatch %s %s: the fix is in force again\n",
@@ -366,18 +669,19 @@ static void rcvfix_lp_settled_locked(struct module *mod, bool live)
 					  "is gone");
 		return;
 	}
-	if (live && was_loading) {
-		rcvfix_aside_set("livepatch", mod->name, failed->name);
+	rcvfix_aside_blocked(failed, ret);
+	if (live && was_loading && !strcmp(rcvfix_aside_owner, mod->name))
 		pr_info("livepatch %s patches %s: the fix steps aside while it is loaded (%s); net.rcvfix.enable stays as it is\n",
 			mod->name, failed->name, rcvfix_errno_name(ret));
-	} else {
-		/* another livepatch (or ftrace user) still owns it */
-		rcvfix_aside_set(ret == -EBUSY ? "livepatch-or-ftrace-ops" :
-						 rcvfix_errno_name(ret),
-				 failed->name, NULL);
-		pr_info("livepatch %s is gone, but %s is still owned (%s): the fix stays aside\n",
-			mod->name, failed->name, rcvfix_errno_name(ret));
-	}
+	else if (rcvfix_aside_owner[0])
+		pr_info("livepatch %s is %s, but %s is held by livepatch %s: the fix stays aside\n",
+			mod->name, live ? "live" : "gone", failed->name,
+			rcvfix_aside_owner);
+	else
+		pr_info("livepatch %s is %s, but %s is still owned (%s): the fix stays aside\n",
+			mod->name, live ? "live" : "gone", failed->name,
+			rcvfix_errno_name(ret));
+	rcvfix_retry_schedule_locked();
 }
 
 static int rcvfix_arm_module_event(struct notifier_block *nb,
@@ -423,7 +727,8 @@ int rcvfix_arm_init(struct rcvfix_hook *const *hooks, unsigned int n)
  * rcvfix_arm_close - module unload: disarm for good, wait for every task
  *
  * First step of unloading, so that the wait runs before the namespaces'
- * state goes away and without holding the kernel's pernet lock. Later
+ * state goes away and without holding the kernel's pernet lock. A disarm
+ * held off or a retry pending is dropped: the hooks go now. Later
  * rcvfix_arm_get() calls fail with -ENODEV; switches still on stay on
  * with no effect until their namespace's state is removed.
  */
@@ -434,9 +739,10 @@ void rcvfix_arm_close(void)
 	WRITE_ONCE(rcvfix_arm_closed, true);
 	mutex_unlock(&rcvfix_arm_lock);
 	cancel_delayed_work_sync(&rcvfix_disarm_work);
+	cancel_delayed_work_sync(&rcvfix_retry_work);
 	mutex_lock(&rcvfix_arm_lock);
 	if (rcvfix_armed)
-		rcvfix_disarm_locked();
+		rcvfix_disarm_locked(false);
 	mutex_unlock(&rcvfix_arm_lock);
 	rcvfix_hook_quiesce();
 }
@@ -445,21 +751,28 @@ void rcvfix_arm_close(void)
  * rcvfix_arm_exit - last step of unloading, once no namespace state is left
  *
  * A namespace destroyed while rcvfix_arm_close() ran may have scheduled
- * the disarm work after that cancelled it; none can be destroyed after
- * unregister_pernet_subsys() has returned, so cancelling here is final.
- * The work finds rcvfix_arm_closed set and does nothing if it runs.
+ * the disarm work after that cancelled it, and a sysctl write or a read
+ * of /proc/net/rcvfix a retry; none can come after
+ * unregister_pernet_subsys() has returned for both, so cancelling here is
+ * final. The works find rcvfix_arm_closed set and do nothing if they run.
  */
 void rcvfix_arm_exit(void)
 {
 	cancel_delayed_work_sync(&rcvfix_disarm_work);
+	cancel_delayed_work_sync(&rcvfix_retry_work);
 }
 
-/* The module-wide arming lines of /proc/net/rcvfix. */
+/*
+ * The module-wide arming lines of /proc/net/rcvfix. While rcvfix stands
+ * aside, a read by the host also has it try to arm again soon (at most
+ * once a second): the owner may be gone without a word (see the top).
+ */
 void rcvfix_arm_show(struct seq_file *m)
 {
 	char aside_for[sizeof(rcvfix_aside_for)];
 	int err = READ_ONCE(rcvfix_arm_err);
 
+	rcvfix_retry_kick();
 	seq_printf(m, RCVFIX_KEY_ARMED " %s\n", READ_ONCE(rcvfix_armed) ? "yes" : "no");
 	seq_printf(m, RCVFIX_KEY_ENABLED_NAMESPACES " %d\n",
 		   atomic_read(&rcvfix_arm_users));

@@ -3,9 +3,17 @@
  * Redirects kernel functions to replacements, the way the livepatch core
  * does: an ftrace_ops with FTRACE_OPS_FL_IPMODIFY at a function's fentry
  * site whose callback may rewrite the saved instruction pointer. Owns the
- * address lookup, arming and disarming a set of hooks all or nothing, and
- * the in-flight accounting that keeps module text alive while any task
- * still runs a replacement.
+ * address lookup, arming and disarming a set of hooks (one by one: the
+ * caller keeps the callbacks from acting until the whole set is armed),
+ * and the in-flight accounting that keeps module text alive while any
+ * task still runs a replacement.
+ *
+ * The ops have no FTRACE_OPS_FL_RECURSION: where an ops is alone on its
+ * function, ftrace calls its callback straight from the trampoline, with
+ * preemption enabled on a preemptible kernel (it is disabled only where
+ * ftrace calls several ops through its list function, or adds its
+ * recursion guard). A callback that needs an RCU read-side section must
+ * take one (as rcvfix_net() does).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -230,8 +238,9 @@ static int rcvfix_hook_arm(struct rcvfix_hook *hook)
  * another IP-modifying user, and ftrace_enabled is not exported. Tell the
  * two apart by registering the same ops once more without PERMANENT: that
  * succeeds only if ftrace_enabled was the reason (with ftrace disabled it
- * patches nothing), and is undone at once. Callers arm only while no
- * namespace is enabled, so the moment it is registered redirects nothing.
+ * patches nothing), and is undone at once. Its set is not in force while
+ * it is being armed (rcvfix_hooks_arm()), so the moment it is registered
+ * redirects nothing.
  */
 static bool rcvfix_hook_busy_for_ftrace_enabled(struct rcvfix_hook *hook)
 {
@@ -291,25 +300,32 @@ void rcvfix_hooks_disarm(struct rcvfix_hook *const *hooks, unsigned int n)
  * rcvfix_hooks_arm - start redirecting calls of every hook in @hooks
  * @hooks: resolved hooks (rcvfix_hook_resolve())
  * @n: how many
+ * @first: one of @hooks to arm before the others, or NULL: the one ftrace
+ *	refused last time, so that nothing else is armed while it still is
  * @failed: set to the hook ftrace refused, on error
  *
- * All or nothing: on error every hook armed here is disarmed again
- * before this returns. Callers arm only while every namespace has the
- * fix off, so the callbacks armed for a moment redirected nothing.
+ * All or nothing in the end, not at every moment: ftrace registers the
+ * hooks one by one, and on error every hook armed here is disarmed again
+ * before this returns. So the callbacks of a set being armed or disarmed
+ * must not act until the caller says the whole set is in force (arm.c,
+ * rcvfix_arm_in_force()).
  */
 int rcvfix_hooks_arm(struct rcvfix_hook *const *hooks, unsigned int n,
-		     struct rcvfix_hook **failed)
+		     struct rcvfix_hook *first, struct rcvfix_hook **failed)
 {
+	struct rcvfix_hook *hook;
 	unsigned int i;
 	int ret;
 
-	for (i = 0; i < n; i++) {
-		if (hooks[i]->armed)	/* a stuck one, still registered */
+	for (i = 0; i <= n; i++) {
+		/* @first, then the others in their order */
+		hook = i ? hooks[i - 1] : first;
+		if (!hook || hook->armed)	/* or a stuck one, still registered */
 			continue;
-		ret = rcvfix_hook_arm(hooks[i]);
+		ret = rcvfix_hook_arm(hook);
 		if (ret) {
-			*failed = hooks[i];
-			rcvfix_hooks_disarm(hooks, i);
+			*failed = hook;
+			rcvfix_hooks_disarm(hooks, n);
 			return ret;
 		}
 	}

@@ -3,8 +3,9 @@
  * Livepatch-style redirection of kernel functions to replacements in this
  * module: an IP-modifying ftrace_ops at each function's entry (or, for an
  * observing hook, one that only acts before the function runs), sets of
- * hooks armed all or nothing, and the bookkeeping that makes disarming
- * and unloading safe while replacements are running.
+ * hooks armed one by one (all or nothing once done: the caller says when
+ * a set is in force), and the bookkeeping that makes disarming and
+ * unloading safe while replacements are running.
  */
 #ifndef _RCVFIX_HOOK_H
 #define _RCVFIX_HOOK_H
@@ -29,7 +30,7 @@ struct rcvfix_hook {
 int rcvfix_hook_resolve(struct rcvfix_hook *hook);
 int rcvfix_hook_find_entry(struct rcvfix_hook *hook);
 int rcvfix_hooks_arm(struct rcvfix_hook *const *hooks, unsigned int n,
-		     struct rcvfix_hook **failed);
+		     struct rcvfix_hook *first, struct rcvfix_hook **failed);
 void rcvfix_hooks_disarm(struct rcvfix_hook *const *hooks, unsigned int n);
 const char *rcvfix_hook_owner(struct rcvfix_hook *hook, int err);
 void rcvfix_hook_quiesce(void);

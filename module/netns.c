@@ -66,9 +66,10 @@ MODULE_PARM_DESC(default_enable,
 
 /*
  * Turn the fix on or off in the namespace whose state is @rn: the first
- * namespace to turn it on arms the hooks, the last to turn it off disarms
- * them (arm.c explains the order). Writers of one namespace are
- * serialised by its switch_lock; other namespaces do not wait for it.
+ * namespace to turn it on arms the hooks, the last to turn it off has
+ * them disarmed after a hold-off (arm.c explains the order). Writers of
+ * one namespace are serialised by its switch_lock; other namespaces do
+ * not wait for it.
  * Fails, with the switch unchanged, when the hooks cannot be armed.
  */
 static int rcvfix_net_switch(struct rcvfix_net *rn, int val)

@@ -14,6 +14,7 @@
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
 
+#include "arm.h"
 #include "rule.h"
 
 /* Where a receive-buffer change came from. */
@@ -69,13 +70,23 @@ static __always_inline struct rcvfix_net *rcvfix_net(const struct net *net)
 	return rn;
 }
 
-/* Is the fix enabled in the namespace whose state is @rn (may be NULL)? */
+/*
+ * Is the fix in force in the namespace whose state is @rn (may be NULL):
+ * enabled there, and every hook armed? While hooks are being armed or
+ * disarmed one by one (a namespace enabled meanwhile: stepping aside for
+ * a livepatch and back) it is false everywhere, so no path applies the
+ * rule while another still runs stock code (arm.c). A replacement that
+ * waited for the socket lock while disarming began acts as stock.
+ */
 static __always_inline bool rcvfix_rn_enabled(const struct rcvfix_net *rn)
 {
-	return rn && READ_ONCE(rn->enable);
+	return rn && READ_ONCE(rn->enable) && rcvfix_arm_in_force();
 }
 
-/* Is the fix enabled in @net? Safe from ftrace entry callbacks. */
+/*
+ * Is the fix in force in @net (rcvfix_rn_enabled())? Safe from ftrace
+ * entry callbacks.
+ */
 static __always_inline bool rcvfix_net_enabled(const struct net *net)
 {
 	return rcvfix_rn_enabled(rcvfix_net(net));

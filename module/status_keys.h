@@ -77,7 +77,7 @@ static const struct rcvfix_status_key rcvfix_status_keys[] = {
 	{ RCVFIX_KEY_STEPPED_ASIDE, RCVFIX_SCOPE_MODULE, RCVFIX_TYPE_BOOL,
 	  "1 while rcvfix stays disarmed for a livepatch (the fix is not in force)" },
 	{ RCVFIX_KEY_STEPPED_ASIDE_FOR, RCVFIX_SCOPE_MODULE, RCVFIX_TYPE_TEXT,
-	  "livepatch:MODULE:FUNCTION rcvfix stepped aside for, or none" },
+	  "What rcvfix stands aside for: livepatch:MODULE:FUNCTION (its holder), or none" },
 	{ RCVFIX_KEY_STEPS_ASIDE, RCVFIX_SCOPE_MODULE, RCVFIX_TYPE_COUNTER,
 	  "Times rcvfix stepped aside for a livepatch since the load" },
 	{ RCVFIX_KEY_LAST_ARM_ERROR, RCVFIX_SCOPE_MODULE, RCVFIX_TYPE_TEXT,

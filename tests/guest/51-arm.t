@@ -5,16 +5,28 @@
 # on then fails with EBUSY, one clear log line, the switch stays 0 and
 # nothing is left half-armed; once the livepatch is gone it works. A
 # livepatch loaded while rcvfix is armed wins: rcvfix steps aside and arms
-# again once it is gone. The hooks follow the number of enabled namespaces:
-# armed by the first, disarmed by the last (a destroyed one after a
-# hold-off), and unloading while armed leaves the kernel's own code behind.
+# again once it is gone, also when it goes without a module event
+# (disabled through sysfs, or replaced by an atomic-replace livepatch), and
+# names the livepatch that holds a function. Meanwhile a kernel thread
+# (tests/kmod/rcvfix_test_pair) checks that setsockopt() and
+# sock_set_rcvbuf() never go by different rules at the same moment. The
+# hooks follow the number of enabled namespaces: armed by the first,
+# disarmed after a hold-off once the last one has turned the fix off or was
+# destroyed (at once with disarm_holdoff_s=0), and unloading while armed
+# leaves the kernel's own code behind.
 source "$RCVFIX_REPO/tests/guest/lib.sh"
 
 have_livepatch || skip "$no_livepatch_why"
-need "$RCVFIX_KO" "$livepatch" "$RCVFIX_BIN/sockopt" "$RCVFIX_BIN/sysctlw" \
-	"$RCVFIX_BIN/rcvfixctl"
+livepatch2=$RCVFIX_KMOD/rcvfix_test_livepatch2.ko
+pair=$RCVFIX_KMOD/rcvfix_test_pair.ko
+stall=$RCVFIX_KMOD/rcvfix_test_stall.ko
+need "$RCVFIX_KO" "$livepatch" "$livepatch2" "$pair" "$stall" \
+	"$RCVFIX_BIN/sockopt" "$RCVFIX_BIN/sysctlw" "$RCVFIX_BIN/rcvfixctl"
 E=/proc/sys/net/rcvfix/enable
 LP=/sys/kernel/livepatch/rcvfix_test_livepatch
+LP2=/sys/kernel/livepatch/rcvfix_test_livepatch2
+P=/proc/rcvfix_test_pair
+HOLD=/sys/module/rcvfix/parameters/disarm_holdoff_s
 EF=/sys/kernel/tracing/enabled_functions
 [[ -r $EF ]] || mount -t tracefs nodev /sys/kernel/tracing 2> /dev/null
 [[ -r $EF ]] || skip "no $EF"
@@ -31,16 +43,56 @@ state() { echo "$(rcvfix_status armed) $(rcvfix_status enabled_namespaces)"; }
 lp=sk_setsockopt
 grep -qE ' [tT] sk_setsockopt$' /proc/kallsyms || lp=sock_set_rcvbuf
 livepatch_on() { insmod "$livepatch" func=$lp; }
-livepatch_off() {
-	echo 0 > "$LP/enabled"
+# gone DIR: wait until DIR is gone (a livepatch's transition is over)
+gone() {
 	local i
-	for i in $(seq 100); do
-		[[ -d $LP ]] || break
+	for i in $(seq "$(scaled 100)"); do
+		[[ -d $1 ]] || return 0
 		sleep 0.1
 	done
+	return 1
+}
+# lp_disable DIR: disable a livepatch through sysfs, wait for its end
+lp_disable() { echo 0 > "$1/enabled" && gone "$1"; }
+# lp_settled DIR: wait until the livepatch's transition is over (another
+# livepatch cannot be enabled before: EBUSY)
+lp_settled() {
+	local i
+	for i in $(seq "$(scaled 100)"); do
+		[[ $(cat "$1/transition") == 0 ]] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+livepatch_off() {
+	lp_disable "$LP"
 	rmmod rcvfix_test_livepatch
 }
-on_exit "[[ -d $LP ]] && livepatch_off"
+lp_cleanup() {
+	local d m
+	grep -q "^rcvfix_test_stall " /proc/modules && rmmod rcvfix_test_stall
+	for d in "$LP2" "$LP"; do
+		[[ -d $d ]] && lp_disable "$d"
+	done
+	for m in rcvfix_test_livepatch2 rcvfix_test_livepatch rcvfix_test_pair; do
+		grep -q "^$m " /proc/modules && rmmod $m
+	done
+}
+on_exit lp_cleanup
+# aside: armed, stepped_aside and stepped_aside_for from /proc/net/rcvfix
+aside() {
+	echo "$(rcvfix_status armed) $(rcvfix_status stepped_aside) $(rcvfix_status stepped_aside_for)"
+}
+# wait_aside WANT: wait (10 s, scaled) until aside reads WANT; each read of
+# /proc/net/rcvfix also has a rcvfix that stands aside try to arm again
+wait_aside() {
+	local i
+	for i in $(seq "$(scaled 50)"); do
+		[[ $(aside) == "$1" ]] && return 0
+		sleep 0.2
+	done
+	return 1
+}
 rcvfix_unload
 ns_write /proc/sys/net/ipv4/tcp_rmem "4096 131072 6291456"
 
@@ -93,6 +145,17 @@ check_eq "last_arm_error cleared by the successful arm" none \
 	"$(rcvfix_status last_arm_error)"
 check_eq "the fix works" 0 "$(lock_after_rcvbuf)"
 
+# From here to the end of 4d a kernel thread sets SO_RCVBUF 65536 (unlocked
+# by the rule) through sock_set_rcvbuf(), setsockopt() and sock_set_rcvbuf()
+# again, back to back, every 1-2 ms, while rcvfix steps aside and arms
+# again around it. (Without the in-force flag, arm.c, it found setsockopt()
+# unlocking while sock_set_rcvbuf() locked about a hundred times per
+# livepatch loaded: while hooks were disarmed or armed one by one, and
+# while a failed attempt held some for a moment. What it cannot show: an
+# MPTCP setsockopt() between its own hook and the sync hook as that goes.)
+pp insmod "$pair"
+echo "start 65536" > "$P"
+
 # 4b. A livepatch always wins: it loads while armed, rcvfix steps aside with
 # the switch kept, says so, and arms again by itself once it is gone.
 dmesg_mark "livepatch while armed"
@@ -127,11 +190,77 @@ check_eq "re-armed by itself, switch still on" "yes 1 1 no none" \
 	"$(state) $(rcvfix_enabled) $(rcvfix_status stepped_aside) $(rcvfix_status stepped_aside_for)"
 check_eq "every target hooked again" "$ntargets" "$(rcvfix_hooks)"
 check_eq "the fix works again without a toggle" 0 "$(lock_after_rcvbuf)"
+# (at the end of its disabling transition, or at the latest at its rmmod)
 check "dmesg: the fix is in force again" \
-	grep -q "rcvfix: livepatch rcvfix_test_livepatch is gone: the fix is in force again" \
+	grep -qE "rcvfix: livepatch rcvfix_test_livepatch (is gone|no longer holds $lp): the fix is in force again" \
 	<(dmesg_since_mark "livepatch gone")
 
-# 5. Counting namespaces: the last one out disarms, also by being destroyed.
+# 4c. A livepatch disabled through sysfs, its module left loaded: no module
+# event says its handlers are gone (they go at the end of its transition),
+# yet rcvfix arms again by itself, without a toggle. This one patches
+# sock_set_rcvbuf: rcvfix's sk_setsockopt() hook went after that one when
+# it stepped aside, and its attempt to arm again at the live event held
+# sk_setsockopt() for a moment (seen by the thread).
+dmesg_mark "livepatch disabled"
+pp insmod "$livepatch"
+check_eq "aside for the livepatch of sock_set_rcvbuf" \
+	"no yes livepatch:rcvfix_test_livepatch:sock_set_rcvbuf" "$(aside)"
+pp lp_disable "$LP"
+check "disabled through sysfs, its module still loaded" \
+	grep -q '^rcvfix_test_livepatch ' /proc/modules
+wait_aside "yes no none"
+check_eq "disabled livepatch: armed again by itself, the switch still on" \
+	"yes no none 1" "$(aside) $(rcvfix_enabled)"
+check_eq "the fix works after the livepatch was disabled" 0 "$(lock_after_rcvbuf)"
+check "dmesg: the livepatch no longer holds sock_set_rcvbuf" \
+	grep -q "rcvfix: livepatch rcvfix_test_livepatch no longer holds sock_set_rcvbuf: the fix is in force again" \
+	<(dmesg_since_mark "livepatch disabled")
+pp rmmod rcvfix_test_livepatch
+check_eq "its module removed: still armed" "yes no none" "$(aside)"
+
+# 4d. An atomic-replace livepatch takes over from the one in force: the old
+# one's handlers go at the end of the new one's transition, after its live
+# event (here held open by a task asleep in the function the new one
+# patches, sock_set_keepalive, which rcvfix does not hook). Meanwhile
+# rcvfix names the old one as the holder of $lp; once the transition is
+# over it arms again by itself, the old module still loaded.
+pp livepatch_on
+check_eq "aside for the livepatch of $lp (to be replaced)" \
+	"no yes livepatch:rcvfix_test_livepatch:$lp" "$(aside)"
+check "its transition is over" lp_settled "$LP"
+dmesg_mark "livepatch replaced"
+pp insmod "$stall"
+pp insmod "$livepatch2" func=sock_set_keepalive replace=1
+check_eq "the replace's transition is held open" 1 "$(cat "$LP2/transition")"
+check_eq "meanwhile aside, for the replaced livepatch that still holds $lp" \
+	"no yes livepatch:rcvfix_test_livepatch:$lp" "$(aside)"
+pp rmmod rcvfix_test_stall
+check "the replaced livepatch's patch goes at the end of the transition" gone "$LP"
+check "the replaced livepatch's module is still loaded" \
+	grep -q '^rcvfix_test_livepatch ' /proc/modules
+wait_aside "yes no none"
+check_eq "replaced by a livepatch of no hooked function: armed again by itself" \
+	"yes no none 1" "$(aside) $(rcvfix_enabled)"
+check_eq "the fix works after the replace" 0 "$(lock_after_rcvbuf)"
+dmesg_since_mark "livepatch replaced" | grep rcvfix | sed 's/^/# dmesg: /'
+pp rmmod rcvfix_test_livepatch
+pp lp_disable "$LP2"
+pp rmmod rcvfix_test_livepatch2
+check_eq "both livepatches gone: still armed" "yes no none" "$(aside)"
+
+# The thread's verdict.
+echo stop > "$P"
+res=$(cat "$P")
+echo "# rcvfix_test_pair: $res"
+check_eq "setsockopt() and sock_set_rcvbuf() never by different rules at once" \
+	0 "$(kv half "$res")"
+check "the thread saw the rule and stock code" \
+	test "$(kv rule "$res")" -gt 0 -a "$(kv stock "$res")" -gt 0
+pp rmmod rcvfix_test_pair
+
+# 5. Counting namespaces: the last one out lets the hooks go, by a sysctl
+# write or by being destroyed, after a hold-off (3 s here, 10 by default).
+echo 3 > "$HOLD"
 na=$(netns_new a)
 rcvfix_enable 1 "$na"
 check_eq "second namespace: armed yes, 2 namespaces" "yes 2" "$(state)"
@@ -142,11 +271,11 @@ check_eq "no re-arm while one namespace stays enabled" "$arms" \
 	"$(rcvfix_status arms)"
 check_eq "writing the same value twice changes nothing" "yes 1" \
 	"$(rcvfix_enable 1 "$na"; state)"
-# Its teardown does not wait for ftrace: the disarm comes after a hold-off
-# (10 s), and a namespace enabled within it finds the hooks armed.
+# Its teardown does not wait for ftrace: the disarm comes after the
+# hold-off, and a namespace enabled within it finds the hooks armed.
 pp ip netns del "$na"
 for i in $(seq 100); do [[ $(state) == "yes 0" ]] && break; sleep 0.1; done
-sleep 2	# a disarm inside the teardown would have ended by now
+sleep 1	# a disarm inside the teardown would have ended by now
 check_eq "namespace destroyed while enabled: still armed, 0 namespaces" \
 	"yes 0" "$(state)"
 check_eq "no disarm inside the namespace's teardown" "$disarms" \
@@ -157,7 +286,7 @@ check_eq "enabled within the hold-off: no re-arm" "yes 1 $arms" \
 	"$(state) $(rcvfix_status arms)"
 pp ip netns del "$nc"
 for i in $(seq 100); do [[ $(state) == "yes 0" ]] && break; sleep 0.1; done
-for i in $(seq 300); do [[ $(state) == "no 0" ]] && break; sleep 0.1; done
+for i in $(seq "$(scaled 150)"); do [[ $(state) == "no 0" ]] && break; sleep 0.1; done
 check_eq "disarmed after the hold-off" "no 0" "$(state)"
 check_eq "one disarm counted" $((disarms + 1)) "$(rcvfix_status disarms)"
 check_eq "no rcvfix ftrace hook after the destroyed namespace" 0 "$(rcvfix_hooks)"
@@ -168,7 +297,56 @@ else
 	fail "the livepatch loads again once nothing is enabled"
 fi
 
-# 6. Unload while armed (two namespaces enabled): nothing left behind.
+# 5b. Switching costs nothing within the hold-off: the switch turned off and
+# on again (the last namespace, by sysctl writes) neither disarms nor arms.
+# A livepatch still wins then, and disarm_holdoff_s=0 disarms at once.
+rcvfix_enable 1
+arms=$(rcvfix_status arms) disarms=$(rcvfix_status disarms)
+rcvfix_enable 0
+check_eq "the last namespace off: still armed in the hold-off" "yes 0" "$(state)"
+for i in 1 2 3 4 5; do
+	echo 1 > "$E"
+	echo 0 > "$E"
+done
+rcvfix_enable 1
+check_eq "five switch cycles within the hold-off: no arm, no disarm" \
+	"yes 1 $arms $disarms" \
+	"$(state) $(rcvfix_status arms) $(rcvfix_status disarms)"
+check_eq "the fix works" 0 "$(lock_after_rcvbuf)"
+rcvfix_enable 0
+check_eq "off again, in the hold-off" "yes 0" "$(state)"
+if livepatch_on; then
+	ok "a livepatch loads in the hold-off"
+	check_eq "it wins: disarmed, nothing enabled to step aside for" \
+		"no 0 no" "$(state) $(rcvfix_status stepped_aside)"
+	livepatch_off
+else
+	fail "a livepatch loads in the hold-off"
+fi
+sleep 1
+check_eq "livepatch gone, nothing enabled: still disarmed" "no 0" "$(state)"
+echo 0 > "$HOLD"
+rcvfix_enable 1
+disarms=$(rcvfix_status disarms)
+rcvfix_enable 0
+check_eq "disarm_holdoff_s=0: the last namespace off disarms at once" \
+	"no 0 $((disarms + 1))" "$(state) $(rcvfix_status disarms)"
+check "disarm_holdoff_s refuses 3601" \
+	bash -c "! echo 3601 > $HOLD 2> /dev/null"
+check_eq "... and keeps its value" 0 "$(cat "$HOLD")"
+echo 10 > "$HOLD"
+
+# 6. Unload in the hold-off: prompt, nothing left behind. Then unload while
+# armed (two namespaces enabled): nothing left behind.
+rcvfix_enable 1
+rcvfix_enable 0
+check_eq "in the hold-off before rmmod" "yes 0" "$(state)"
+t0=$SECONDS
+pp rmmod rcvfix
+check "rmmod in the hold-off is prompt ($((SECONDS - t0)) s)" \
+	test $((SECONDS - t0)) -lt "$(scaled 8)"
+check_eq "no rcvfix ftrace hook after rmmod in the hold-off" 0 "$(grep -c rcvfix "$EF")"
+pp rcvfix_load
 nb=$(netns_new b)
 rcvfix_enable 1
 rcvfix_enable 1 "$nb"

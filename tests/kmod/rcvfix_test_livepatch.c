@@ -2,10 +2,15 @@
 /*
  * rcvfix_test_livepatch: test-only livepatch of sock_set_rcvbuf() with a
  * copy of the stock function, or (func=sk_setsockopt,
- * func=mptcp_sol_socket_sync_intval) of a function rcvfix hooks with a
- * replacement that runs the kernel's own body: to show that a livepatch
- * wins over rcvfix (rcvfix steps aside while it is loaded) and that rcvfix
- * refuses to enable over one that is already in force.
+ * func=mptcp_sol_socket_sync_intval, func=sock_set_keepalive) of another
+ * function with a replacement that runs the kernel's own body: to show
+ * that a livepatch wins over rcvfix (rcvfix steps aside while it is
+ * loaded) and that rcvfix refuses to enable over one that is already in
+ * force. sock_set_keepalive is one rcvfix does not hook. replace=1 makes
+ * it an atomic-replace livepatch, which takes over from every livepatch
+ * in force (their handlers go at the end of its transition).
+ * rcvfix_test_livepatch2 is the same module under another name, to have
+ * two at once.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -19,7 +24,11 @@
 
 static char *func = "sock_set_rcvbuf";
 module_param(func, charp, 0444);
-MODULE_PARM_DESC(func, "function to patch: sock_set_rcvbuf (default), sk_setsockopt or mptcp_sol_socket_sync_intval");
+MODULE_PARM_DESC(func, "function to patch: sock_set_rcvbuf (default), sk_setsockopt, mptcp_sol_socket_sync_intval or sock_set_keepalive");
+
+static bool replace;
+module_param(replace, bool, 0444);
+MODULE_PARM_DESC(replace, "1: an atomic-replace livepatch (klp_patch.replace)");
 
 typedef int (*sk_setsockopt_t)(struct sock *sk, int level, int optname,
 			       sockptr_t optval, unsigned int optlen);
@@ -41,8 +50,18 @@ static void livepatch_sync_intval(void *msk, int optname, int val)
 	stock_sync_intval(msk, optname, val);
 }
 
+/* sock_set_keepalive(struct sock *): exported, hooked by nobody */
+typedef void (*keepalive_t)(struct sock *sk);
+static keepalive_t stock_keepalive;
+
+static void livepatch_keepalive(struct sock *sk)
+{
+	stock_keepalive(sk);
+}
+
 /*
- * The functions are not exported and too large to copy: find the fentry
+ * The functions are not exported (or, for sock_set_keepalive, would call
+ * themselves through the patch) and too large to copy: find the fentry
  * site as rcvfix does (a kprobe by name) and call past it. An indirect
  * call there has no ENDBR: refuse where IBT is enforced.
  */
@@ -111,9 +130,17 @@ static int __init livepatch_init(void)
 		stock_sync_intval = (sync_intval_t)body;
 		livepatch_funcs[0].old_name = "mptcp_sol_socket_sync_intval";
 		livepatch_funcs[0].new_func = livepatch_sync_intval;
+	} else if (!strcmp(func, "sock_set_keepalive")) {
+		ret = livepatch_find_body(func, &body);
+		if (ret)
+			return ret;
+		stock_keepalive = (keepalive_t)body;
+		livepatch_funcs[0].old_name = "sock_set_keepalive";
+		livepatch_funcs[0].new_func = livepatch_keepalive;
 	} else if (strcmp(func, "sock_set_rcvbuf")) {
 		return -EINVAL;
 	}
+	livepatch_patch.replace = replace;
 	return klp_enable_patch(&livepatch_patch);
 }
 
@@ -123,6 +150,6 @@ static void __exit livepatch_exit(void)
 
 module_init(livepatch_init);
 module_exit(livepatch_exit);
-MODULE_DESCRIPTION("rcvfix test: a livepatch of sock_set_rcvbuf, sk_setsockopt or mptcp_sol_socket_sync_intval");
+MODULE_DESCRIPTION("rcvfix test: a livepatch of sock_set_rcvbuf, sk_setsockopt, mptcp_sol_socket_sync_intval or sock_set_keepalive");
 MODULE_LICENSE("GPL");
 MODULE_INFO(livepatch, "Y");
