@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # Results of `make bench` from the guests' logs (cost.log, segcost.log,
-# rcvlowat.log, net.log, lifetime.log in DIR): every "@R KEY VALUE" line into results.csv
-# (key,value) and results.json (KEY split at dots into nested objects), the
-# chart bench.png (gnuplot, bench/chart.gp), the table lifetime.md, and a
-# summary of the targets on stdout.
+# rcvlowat.log, net.log, lifetime.log, arming.log in DIR): every "@R KEY
+# VALUE" line into results.csv (key,value) and results.json (KEY split at
+# dots into nested objects), the chart bench.png (gnuplot, bench/chart.gp),
+# the tables lifetime.md and arming.md, and a summary of the targets on
+# stdout.
 #
 # Usage: report.sh DIR
 set -euo pipefail
@@ -15,10 +16,10 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
 dir=$1
 logs=()
 for f in "$dir/host.log" "$dir/cost.log" "$dir/segcost.log" "$dir/rcvlowat.log" \
-	"$dir/net.log" "$dir/lifetime.log"; do
+	"$dir/net.log" "$dir/lifetime.log" "$dir/arming.log"; do
 	[[ -s $f ]] && logs+=("$f")
 done
-((${#logs[@]})) || { echo "report.sh: no cost.log, net.log or lifetime.log in $dir" >&2; exit 2; }
+((${#logs[@]})) || { echo "report.sh: no part's log in $dir" >&2; exit 2; }
 
 # --- results.csv, results.json -------------------------------------------------
 
@@ -113,6 +114,22 @@ if [[ -n $(get meta.lifetime_kernel) ]]; then
 	} > "$dir/lifetime.md"
 fi
 
+# --- arming.md: the time loading and switching take ------------------------------
+
+if [[ -n $(get meta.arming_kernel) ]]; then
+	commit=$(git -C "$here/.." rev-parse --short HEAD 2> /dev/null || echo unknown)
+	{
+		echo "Recorded $(get meta.arming_date) by \`make bench\` (part arming) on $(get meta.arming_kernel), commit $commit, $(get meta.host_cpus)-CPU host, $(get meta.qemu); ms, median of $(get meta.arming_rounds) rounds (cycle: mean of $(get meta.arming_cycles)); armed right after disable_last: $(get arming.armed_after_disable) (disarm_holdoff_s=0: $(get arming.armed_after_disable_holdoff0))."
+		echo
+		echo "| step | none (ms) | rcvfix (ms) | rcvfix, disarm_holdoff_s=0 (ms) |"
+		echo "|---|---|---|---|"
+		for s in insmod enable_first enable_other disable_other disable_last \
+			enable_again cycle rmmod; do
+			echo "| $s | $(get "arming.$s.none_ms") | $(get "arming.$s.rcvfix_ms") | $(get "arming.$s.rcvfix_holdoff0_ms") |"
+		done
+	} > "$dir/arming.md"
+fi
+
 # --- summary -----------------------------------------------------------------------
 
 echo
@@ -127,5 +144,6 @@ echo "host: $(get meta.host_cpus) CPUs, load average $(get meta.host_load_start)
 echo
 echo "results: $dir/results.csv, $dir/results.json"
 [[ ! -s $dir/lifetime.md ]] || echo "lifetime: $dir/lifetime.md"
+[[ ! -s $dir/arming.md ]] || echo "arming:  $dir/arming.md"
 echo "chart:   $chart"
 echo "logs:    ${logs[*]}"

@@ -4,14 +4,16 @@
 # tools and bench programs into their own build folder, boots the
 # deterministic guest (-icount shift=0, one vCPU) for the cost part
 # (bench/cost.sh) and normal guests for the network part (bench/net.sh)
-# and throughput over a connection's life (bench/lifetime.sh), then writes
-# results, the chart and the lifetime table (bench/report.sh).
+# and throughput over a connection's life (bench/lifetime.sh), the time
+# loading and switching take (bench/arming.sh), then writes results, the
+# chart and the lifetime and arming tables (bench/report.sh).
 #
 # Usage: run.sh KVER
 # Environment: RCVFIX_BUILD (build folder; mk/bench.mk: build/bench-run),
-#   BENCH_OUT results folder (build/bench), BENCH_PARTS "cost segcost rcvlowat net lifetime"
-#   (or some), BENCH_LIFETIME_V6=1 (IPv6 cells too), BENCH_LIFETIME_BYTES
-#   (bytes per transfer of the lifetime part, 4194304),
+#   BENCH_OUT results folder (build/bench), BENCH_PARTS "cost segcost rcvlowat net lifetime
+#   arming" (or some), BENCH_LIFETIME_V6=1 (IPv6 cells too), BENCH_LIFETIME_BYTES
+#   (bytes per transfer of the lifetime part, 4194304), BENCH_ARMING_ROUNDS
+#   (5) and BENCH_ARMING_CYCLES (10) of the arming part,
 #   BENCH_RUNS (3), BENCH_SECONDS (5), BENCH_DELAY_MS (25), BENCH_CONNS
 #   (200), BENCH_CALLS (20000), BENCH_IPERF (1), BENCH_STRICT=1 (exit 1 when
 #   a target is missed), MAKE.
@@ -27,7 +29,7 @@ export RCVFIX_BUILD
 [[ $# -eq 1 ]] || die "usage: bench/run.sh KVER"
 kver=$1
 out=${BENCH_OUT:-$RCVFIX_REPO/build/bench}
-parts=${BENCH_PARTS:-cost segcost rcvlowat net lifetime}
+parts=${BENCH_PARTS:-cost segcost rcvlowat net lifetime arming}
 make=${MAKE:-make}
 mkdir -p "$out"
 
@@ -88,7 +90,9 @@ for p in $parts; do
 	net) guest net "" 2400 "$env_common bash bench/net.sh" ;;
 	lifetime) guest lifetime "" 1800 \
 		"BENCH_LIFETIME_V6=${BENCH_LIFETIME_V6:-0} BENCH_LIFETIME_BYTES=${BENCH_LIFETIME_BYTES:-4194304} bash bench/lifetime.sh" ;;
-	*) die "BENCH_PARTS: unknown part '$p' (cost, segcost, rcvlowat, net, lifetime)" ;;
+	arming) guest arming "" 900 \
+		"BENCH_ARMING_ROUNDS=${BENCH_ARMING_ROUNDS:-5} BENCH_ARMING_CYCLES=${BENCH_ARMING_CYCLES:-10} bash bench/arming.sh" ;;
+	*) die "BENCH_PARTS: unknown part '$p' (cost, segcost, rcvlowat, net, lifetime, arming)" ;;
 	esac
 done
 hostmeta end >> "$out/host.log"
