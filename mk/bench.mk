@@ -14,7 +14,7 @@ BENCH_DELAY_MS ?= 25
 BENCH_CONNS ?= 200
 BENCH_CALLS ?= 20000
 BENCH_IPERF ?= 1
-BENCH_PARTS ?= cost segcost rcvlowat net lifetime
+BENCH_PARTS ?= cost segcost rcvlowat arming net lifetime
 BENCH_LIFETIME_V6 ?= 0
 BENCH_LIFETIME_BYTES ?= 4194304
 BENCH_BUILD ?= $(BUILD)/bench-run
@@ -37,8 +37,9 @@ bench: deps deps-build deps-bench
 
 help-bench:
 	@echo "make bench [KVER=...]   the demo repeated, hook cost (-icount), BPF alternative,"
-	@echo "                        memory of $(BENCH_CONNS) connections, throughput over a"
-	@echo "                        connection's life (lifetime.md); results and chart in"
+	@echo "                        memory of $(BENCH_CONNS) connections, switching cost (arming),"
+	@echo "                        throughput over a connection's life (lifetime.md);"
+	@echo "                        results and chart in"
 	@echo "                        $(BENCH_OUT) (BENCH_RUNS=$(BENCH_RUNS), BENCH_SECONDS=$(BENCH_SECONDS),"
 	@echo "                        BENCH_PARTS='$(BENCH_PARTS)', BENCH_STRICT=1: fail on a missed target)"
 

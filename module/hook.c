@@ -417,7 +417,7 @@ void rcvfix_hook_quiesce(void)
 	int n;
 
 	if (READ_ONCE(rcvfix_hook_pinned)) {
-		pr_emerg("ftrace still holds a hook of rcvfix: unloading cannot finish, the module stays in memory\n");
+		pr_emerg("ftrace still holds a hook of rcvfix: this unload cannot finish, rmmod sleeps until reboot; the module stays in memory and net.rcvfix.enable=0 still makes a namespace stock\n");
 		for (;;)
 			schedule_timeout_idle(MAX_SCHEDULE_TIMEOUT);
 	}
