@@ -319,32 +319,37 @@ static ssize_t rcvfix_btf_read(void **bufp)
 	return pos;
 }
 
-/**
- * rcvfix_btf_find_fields - find members of private structs in vmlinux BTF
- * @fields: what to find; each one's offset and type_size are set
- * @n: how many
- * @why: set to the reason on error, one line for the log
- * @why_len: its size
- *
- * Reads /sys/kernel/btf/vmlinux of the host (init's root, also when
- * modprobe runs in a container). Sleeps; a few MB are read and freed.
- * Returns 0 once every field was found as described, or an error.
+/*
+ * The kernel's BTF as read at load, kept between the readers of one load
+ * (MPTCP's subflow list, its SO_RCVLOWAT fix) and dropped by
+ * rcvfix_btf_release(): the file is a few MB, read and indexed once.
  */
-int rcvfix_btf_find_fields(struct rcvfix_btf_field *fields, unsigned int n,
-			   char *why, size_t why_len)
+static struct {
+	bool loaded;
+	int err;		/* of reading and indexing it, 0 if usable */
+	char why[160];		/* why, when err */
+	void *buf;
+	struct rcvfix_btf btf;
+} rcvfix_btf_vmlinux;
+
+/* Reads and indexes the kernel's BTF into rcvfix_btf_vmlinux, once. */
+static void rcvfix_btf_load(void)
 {
+	struct rcvfix_btf *btf = &rcvfix_btf_vmlinux.btf;
+	char *why = rcvfix_btf_vmlinux.why;
+	size_t why_len = sizeof(rcvfix_btf_vmlinux.why);
 	const struct btf_header *hdr;
-	struct rcvfix_btf btf = {};
 	void *buf = NULL;
 	ssize_t got;
-	unsigned int i;
 	int ret;
 
+	rcvfix_btf_vmlinux.loaded = true;
 	got = rcvfix_btf_read(&buf);
 	if (got < 0) {
 		snprintf(why, why_len, "cannot read %s (%zd): the kernel has no BTF",
 			 RCVFIX_BTF_PATH, got);
-		return got;
+		rcvfix_btf_vmlinux.err = got;
+		return;
 	}
 	hdr = buf;
 	ret = -EINVAL;
@@ -358,29 +363,68 @@ int rcvfix_btf_find_fields(struct rcvfix_btf_field *fields, unsigned int n,
 			 RCVFIX_BTF_PATH, got);
 		goto out;
 	}
-	btf.types = (const u8 *)buf + hdr->hdr_len + hdr->type_off;
-	btf.types_len = hdr->type_len;
-	btf.strs = (const char *)buf + hdr->hdr_len + hdr->str_off;
-	btf.strs_len = hdr->str_len;
-	if (btf.strs[btf.strs_len - 1]) {
+	btf->types = (const u8 *)buf + hdr->hdr_len + hdr->type_off;
+	btf->types_len = hdr->type_len;
+	btf->strs = (const char *)buf + hdr->hdr_len + hdr->str_off;
+	btf->strs_len = hdr->str_len;
+	if (btf->strs[btf->strs_len - 1]) {
 		snprintf(why, why_len, "%s: unterminated string section",
 			 RCVFIX_BTF_PATH);
 		goto out;
 	}
-	ret = rcvfix_btf_index(&btf, why, why_len);
+	ret = rcvfix_btf_index(btf, why, why_len);
 	if (ret) {
 		if (ret == -ENOMEM)
 			snprintf(why, why_len, "no memory to index %s",
 				 RCVFIX_BTF_PATH);
 		goto out;
 	}
-	for (i = 0; i < n; i++) {
-		ret = rcvfix_btf_field(&btf, &fields[i], why, why_len);
-		if (ret)
-			break;
-	}
-	kvfree(btf.by_id);
+	rcvfix_btf_vmlinux.buf = buf;
+	return;
 out:
 	vfree(buf);
+	rcvfix_btf_vmlinux.err = ret;
+}
+
+/**
+ * rcvfix_btf_find_fields - find members of private structs in vmlinux BTF
+ * @fields: what to find; each one's offset and type_size are set
+ * @n: how many
+ * @why: set to the reason on error, one line for the log
+ * @why_len: its size
+ *
+ * The first call of a load reads /sys/kernel/btf/vmlinux of the host
+ * (init's root, also when modprobe runs in a container); later ones use
+ * what it read, until rcvfix_btf_release(). Sleeps. Returns 0 once every
+ * field was found as described, or an error.
+ */
+int rcvfix_btf_find_fields(struct rcvfix_btf_field *fields, unsigned int n,
+			   char *why, size_t why_len)
+{
+	unsigned int i;
+	int ret = 0;
+
+	if (!rcvfix_btf_vmlinux.loaded)
+		rcvfix_btf_load();
+	if (rcvfix_btf_vmlinux.err) {
+		strscpy(why, rcvfix_btf_vmlinux.why, why_len);
+		return rcvfix_btf_vmlinux.err;
+	}
+	for (i = 0; i < n && !ret; i++)
+		ret = rcvfix_btf_field(&rcvfix_btf_vmlinux.btf, &fields[i],
+				       why, why_len);
 	return ret;
+}
+
+/**
+ * rcvfix_btf_release - drop the BTF read at load
+ *
+ * Once every reader has its fields (the end of module init, on success and
+ * on failure); a later rcvfix_btf_find_fields() would read it again.
+ */
+void rcvfix_btf_release(void)
+{
+	kvfree(rcvfix_btf_vmlinux.btf.by_id);
+	vfree(rcvfix_btf_vmlinux.buf);
+	memset(&rcvfix_btf_vmlinux, 0, sizeof(rcvfix_btf_vmlinux));
 }

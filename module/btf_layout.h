@@ -20,5 +20,6 @@ struct rcvfix_btf_field {
 
 int rcvfix_btf_find_fields(struct rcvfix_btf_field *fields, unsigned int n,
 			   char *why, size_t why_len);
+void rcvfix_btf_release(void);
 
 #endif /* _RCVFIX_BTF_LAYOUT_H */

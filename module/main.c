@@ -20,6 +20,7 @@
 #include <linux/module.h>
 
 #include "arm.h"
+#include "btf_layout.h"
 #include "netns.h"
 #include "rcvlowat.h"
 #include "status.h"
@@ -43,6 +44,8 @@ static int __init rcvfix_init(void)
 	rcvfix_rcvlowat_detect();
 
 	ret = rcvfix_targets_init();
+	/* both readers of the kernel's BTF are done: detect, targets */
+	rcvfix_btf_release();
 	if (ret)
 		return ret;
 	hooks = rcvfix_targets_hooks(&n);
