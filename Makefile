@@ -70,7 +70,7 @@ deps-build:
 	@$(HARNESS)/deps.sh $(DEB_BUILD) $(DEB_TOOLS) $(DEB_BUILD_KDIR)
 
 deps: deps-build
-	@$(HARNESS)/deps.sh $(DEB_CHECK) $(call kernel_pkgs,$(filter-out $(KVERS_CHROOT),$(KVERS)))
+	@$(HARNESS)/deps.sh $(DEB_CHECK) $(call kernel_pkgs,$(filter-out $(KVERS_CHROOT) %-rcvfix-debug,$(KVERS)))
 
 module: | deps-build
 	@test -f $(KDIR)/Makefile || { echo "KDIR=$(KDIR) is not a kernel build tree: install its headers or pass KDIR=/lib/modules/\$$(uname -r)/build" >&2; exit 2; }

@@ -68,6 +68,11 @@ deb_origin() {
 # kernel_origin KVER: the Debian package (and version) the kernel came from.
 kernel_origin() {
 	local k=$1 v line debs
+	# a kernel built here (vm/debug-kernel.sh) says where from
+	if [[ -r $RCVFIX_BUILD/$k/origin ]]; then
+		cat "$RCVFIX_BUILD/$k/origin"
+		return
+	fi
 	line=$("$HARNESS/chroot-kernel.sh" line "$k")
 	debs=$RCVFIX_BUILD/$k/debs
 	if [[ -n $line ]]; then

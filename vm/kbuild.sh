@@ -4,15 +4,20 @@
 # a copy under build/KVER/ so that kernels never share objects. Holds
 # build/KVER/.lock while building: a guest run of that kernel holds it shared.
 # Usage: kbuild.sh KVER   (MAKE in the environment: the make to run;
-#   RCVFIX_KBUILD_ROOT: the chroot the headers are in, chroot-kernel.sh)
+#   RCVFIX_KBUILD_ROOT: the chroot the headers are in, chroot-kernel.sh;
+#   a kernel built here names its build tree as RCVFIX_KDIR in
+#   build/KVER/kernel.env, vm/debug-kernel.sh)
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 [[ $# -eq 1 ]] || die "usage: kbuild.sh KVER"
 kver=$1
-kdir=/usr/src/linux-headers-$kver
 out=$RCVFIX_BUILD/$kver
+RCVFIX_KDIR=
+# shellcheck source=/dev/null
+[[ ! -r $out/kernel.env ]] || source "$out/kernel.env"
+kdir=${RCVFIX_KDIR:-/usr/src/linux-headers-$kver}
 make=${MAKE:-make}
 
 [[ -f ${RCVFIX_KBUILD_ROOT:-}$kdir/Makefile ]] ||

@@ -5,20 +5,22 @@
 # Sourced, not executable; needs nothing else.
 # shellcheck shell=bash
 
-# write_summary FILE PASSED FAILED SKIPPED SECONDS EMULATOR
+# write_summary FILE PASSED FAILED SKIPPED SECONDS EMULATOR [REPORTS]
+# (REPORTS: the bug detectors' reports on the console, detector-reports.sh)
 write_summary() {
-	printf 'passed %d\nfailed %d\nskipped %d\nseconds %d\nemulator %s\n' \
-		"$2" "$3" "$4" "$5" "$6" > "$1"
+	printf 'passed %d\nfailed %d\nskipped %d\nseconds %d\nemulator %s\nreports %d\n' \
+		"$2" "$3" "$4" "$5" "$6" "${7:-0}" > "$1"
 }
 
 # read_summary KVER [BUILD]: BUILD/KVER/logs/summary (BUILD: $RCVFIX_BUILD)
 # into sum_passed, sum_failed, sum_skipped, sum_seconds and sum_emulator
-# (the QEMU binary and its version); false if there is none (the guest did
-# not finish).
+# (the QEMU binary and its version) and sum_reports; false if there is none
+# (the guest did not finish).
 # shellcheck disable=SC2034 # the sum_ variables are its results
 read_summary() {
 	local summary=${2:-$RCVFIX_BUILD}/$1/logs/summary key n
 	sum_passed=0 sum_failed=0 sum_skipped=0 sum_seconds=- sum_emulator=
+	sum_reports=0
 	[[ -r $summary ]] || return 1
 	while read -r key n; do
 		case $key in
@@ -27,6 +29,7 @@ read_summary() {
 		skipped) sum_skipped=$n ;;
 		seconds) sum_seconds=$n ;;
 		emulator) sum_emulator=$n ;;
+		reports) sum_reports=$n ;;
 		esac
 	done < "$summary"
 }

@@ -31,11 +31,17 @@
 #   RCVFIX_GUEST_BIN      test programs built for the guest ($RCVFIX_BUILD/bin)
 #   RCVFIX_TIMEOUT_SCALE  how many times slower than an amd64 guest this one
 #                         runs the tests, a whole number (1)
+# and a kernel built with the bug detectors (vm/debug-kernel.sh):
+#   RCVFIX_GUEST_MEM      the guest's memory in MiB (1024)
+#   RCVFIX_KERNEL_APPEND  its own command line, after the harness's
+#   RCVFIX_DEBUG_KERNEL   1: print the detectors' report count of each run
 # Exit status: 0 all passed (cmd: the command's status), 1 failures, 2 usage
 # or setup error, 124 guest timed out (cmd mode).
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+# shellcheck source-path=SCRIPTDIR source=detector-reports.sh
+source "$(dirname "${BASH_SOURCE[0]}")/detector-reports.sh"
 export LC_ALL=C
 
 usage() { die "usage: vm.sh test|shell KVER | vm.sh cmd KVER COMMAND"; }
@@ -60,6 +66,9 @@ console_dev=${RCVFIX_CONSOLE:-ttyS0}
 results_dev=${RCVFIX_RESULTS_DEV:-serial}
 guest_root=${RCVFIX_GUEST_ROOT:-/}
 timeout_scale=${RCVFIX_TIMEOUT_SCALE:-1}
+guest_mem=${RCVFIX_GUEST_MEM:-1024}
+[[ $guest_mem =~ ^[1-9][0-9]{2,4}$ ]] ||
+	die "RCVFIX_GUEST_MEM=$guest_mem in $kbuild/kernel.env: MiB, 100 to 99999"
 [[ $timeout_scale =~ ^[1-9][0-9]?$ ]] ||
 	die "RCVFIX_TIMEOUT_SCALE=$timeout_scale in $kbuild/kernel.env: a whole number from 1 to 99"
 for secs in "${RCVFIX_GUEST_TIMEOUT:-3600}" "${RCVFIX_TEST_TIMEOUT:-300}"; do
@@ -121,7 +130,8 @@ envfile=$kbuild/run/$mode.env
 		RCVFIX_TESTS "${RCVFIX_TESTS:-}" \
 		RCVFIX_TEST_TIMEOUT "$test_timeout" \
 		RCVFIX_TIMEOUT_SCALE "$timeout_scale" \
-		RCVFIX_CMD "${cmd:-}"
+		RCVFIX_CMD "${cmd:-}" \
+		RCVFIX_DEBUG_KERNEL "${RCVFIX_DEBUG_KERNEL:-}"
 	if [[ $mode == shell ]]; then
 		printf '%s=%q\n' RCVFIX_TERM "${TERM:-vt100}" \
 			RCVFIX_TTY_SIZE "$(stty size 2> /dev/null || echo '24 80')"
@@ -137,7 +147,7 @@ append+="${RCVFIX_MODDIR:+ rcvfix_moddir=$RCVFIX_MODDIR}"
 if [[ $results_dev == virtconsole ]]; then
 	append+=" rcvfix_tty_alias=ttyS0=$console_dev,ttyS1=hvc0"
 fi
-append+=" ${RCVFIX_APPEND:-}"
+append+=" ${RCVFIX_KERNEL_APPEND:-} ${RCVFIX_APPEND:-}"
 
 if [[ ${RCVFIX_KVM:-0} == 1 ]]; then
 	accel=(-accel kvm -cpu host)
@@ -168,7 +178,7 @@ trap 'stop_qemu; stop_virtiofsd; exit 130' INT TERM HUP
 trap 'stop_qemu; stop_virtiofsd' EXIT
 
 # shellcheck disable=SC2206
-qemu=("$qemu_bin" ${RCVFIX_QEMU_MACHINE:-} "${accel[@]}" -m 1024 -smp 2
+qemu=("$qemu_bin" ${RCVFIX_QEMU_MACHINE:-} "${accel[@]}" -m "$guest_mem" -smp 2
 	-nodefaults -no-reboot -display none
 	-kernel "$vmlinuz" -initrd "$kbuild/initramfs.cpio" -append "$append")
 # The two read-only shares: the guest's / and the repository.
@@ -185,7 +195,7 @@ else
 	virtiofsd=/usr/lib/qemu/virtiofsd
 	[[ -x $virtiofsd ]] ||
 		die "$virtiofsd missing: install qemu-system-common (make deps)"
-	qemu+=(-object memory-backend-memfd,id=mem,size=1024M,share=on
+	qemu+=(-object memory-backend-memfd,id=mem,size="$guest_mem"M,share=on
 		-numa node,memdev=mem)
 	for s in "${shares[@]}"; do
 		tag=${s%%:*}
@@ -338,8 +348,8 @@ harness_fail() {	# harness_fail DESC: one failure found by the host
 }
 
 run_test_mode() {
-	local line_no test text stopped_explained=0
-	echo "== guest $kver: booting (TCG, 1 GiB, 2 vCPUs, timeout ${guest_timeout}s," \
+	local line_no test text stopped_explained=0 reports
+	echo "== guest $kver: booting (TCG, ${guest_mem} MiB, 2 vCPUs, timeout ${guest_timeout}s," \
 		"${test_timeout}s per script$( ((timeout_scale == 1)) ||
 			echo ", limits x$timeout_scale"))"
 	run_guest on_test_line
@@ -369,9 +379,13 @@ run_test_mode() {
 		echo "# last console lines ($console):"
 		console_excerpt "$(($(wc -l < "$console") > 25 ? $(wc -l < "$console") - 25 : 1))" '$'
 	fi
+	reports=$(detector_summary "$console")
+	[[ -z ${RCVFIX_DEBUG_KERNEL:-} ]] ||
+		echo "== guest $kver: bug detector reports on the console: $reports"
 	write_summary "$summary" "$pass" "$fail" "$skip" "$elapsed" \
 		"$qemu_bin $("$qemu_bin" --version |
-			sed -n '1s/^QEMU emulator version \([^ ]*\).*/\1/p')"
+			sed -n '1s/^QEMU emulator version \([^ ]*\).*/\1/p')" \
+		"${reports%% *}"
 	echo "== guest $kver: $pass passed, $fail failed$( ((skip == 0)) || echo ", $skip skipped") in ${elapsed}s"
 	((fail == 0)) || echo "   TAP: $results"$'\n'"   console: $console"
 	((fail == 0))
@@ -397,6 +411,8 @@ run_cmd_mode() {
 	# a last line without newline
 	[[ ! -f $results ]] || tail -c +$((offset + 1)) "$results"
 	report_console || bad=1
+	[[ -z ${RCVFIX_DEBUG_KERNEL:-} ]] ||
+		msg "bug detector reports on the console: $(detector_summary "$console")"
 	if ((timed_out)); then
 		msg "guest timed out after ${guest_timeout}s (console: $console)"
 		return 124

@@ -16,6 +16,8 @@
 #                        is (vm.sh already scaled RCVFIX_TEST_TIMEOUT; a
 #                        script's own limit is scaled here)
 #   RCVFIX_CMD           the command of cmd mode
+#   RCVFIX_DEBUG_KERNEL  1 on a kernel built with the bug detectors
+#                        (vm/debug-kernel.sh): panic_on_warn is off there
 # Test mode writes TAP to /dev/ttyS1: "# running NAME" before each script,
 # its result lines, other output as "# " comments, "1..N" and
 # "# rcvfix-run: done" at the end.  The console (ttyS0) gets only kernel
@@ -70,7 +72,7 @@ load_settings() {
 	fi
 	# shellcheck disable=SC1090
 	source "$rcvfix_env"
-	export KVER RCVFIX_KO RCVFIX_BIN RCVFIX_KMOD
+	export KVER RCVFIX_KO RCVFIX_BIN RCVFIX_KMOD RCVFIX_DEBUG_KERNEL
 	PATH=$RCVFIX_BIN:$PATH
 	RCVFIX_MODE=${RCVFIX_MODE:-test}
 	RCVFIX_TEST_TIMEOUT=${RCVFIX_TEST_TIMEOUT:-300}
@@ -248,6 +250,9 @@ run_tests() {
 	for t in "${scripts[@]}"; do
 		run_one "$t"
 	done
+	# What the suite made the kernel load: the list a trimmed kernel
+	# configuration keeps (vm/debug-kernel.sh, vm/debug-modules-6.1.txt).
+	tap "# rcvfix-run: modules $(cut -d' ' -f1 /proc/modules | sort | tr '\n' ' ')"
 	tap "1..$n_results"
 	tap "# rcvfix-run: done"
 	say "done"
