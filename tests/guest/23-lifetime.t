@@ -155,6 +155,14 @@ for set in "${SETS[@]}"; do
 		stock_ms=$(ms "stock-$set" "$name")
 		fixed_ms=$(ms "fixed-$set" "$name")
 		best_ms=$((none_ms < stock_ms ? none_ms : stock_ms))
+		# The debug kernel (make check-debug) runs the transfers for its
+		# detectors: there KASAN's and lockdep's cost, not the window,
+		# sets the time (stock 964 ms against 1747 ms without SO_RCVBUF
+		# in one run), so the time is shown, not judged.
+		if [[ -n ${RCVFIX_DEBUG_KERNEL:-} ]]; then
+			echo "# $name, $set: waited $fixed_ms ms; no SO_RCVBUF $none_ms, stock $stock_ms (debug kernel: not judged)"
+			continue
+		fi
 		for again in 1 2; do
 			as_good "$fixed_ms" && break
 			echo "# $name, $set: $fixed_ms ms, window ceiling" \
