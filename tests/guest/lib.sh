@@ -56,6 +56,11 @@ check_eq() {
 # only: what a test measures is never scaled. wait_for scales its own.
 scaled() { echo $(($1 * ${RCVFIX_TIMEOUT_SCALE:-1})); }
 
+# slow_guest: a guest 3 or more times slower than the amd64 ones (arm64
+# under TCG, 3; its PREEMPT_RT flavour, 9; the debug kernel of make
+# check-debug, 4): the stress tests run fewer load cycles there.
+slow_guest() { ((${RCVFIX_TIMEOUT_SCALE:-1} >= 3)); }
+
 # pp CMD...: print a command, then run it (for readable logs).
 pp() { echo "# + $*"; "$@"; }
 
