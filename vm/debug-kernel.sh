@@ -186,6 +186,14 @@ prepare() {
 	mkdir -p "$top/out"
 	configure "$top/out"
 	kver=$(kernel_release)
+	# A guest of this kernel (vm.sh holds this lock shared) reads its
+	# modules from root/, which modules_install replaces.
+	mkdir -p "$RCVFIX_BUILD/$kver"
+	exec 6> "$RCVFIX_BUILD/$kver/.lock"
+	if ! flock -n 6; then
+		msg "waiting for the guests of $kver to end before rebuilding it"
+		flock 6
+	fi
 	build "$top/out"
 	[[ $(cat "$top/out/include/config/kernel.release") == "$kver" ]] ||
 		die "built $(cat "$top/out/include/config/kernel.release"), expected $kver"
