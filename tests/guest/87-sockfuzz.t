@@ -21,7 +21,7 @@ need "$RCVFIX_KO" "$FUZZ"
 if stress_long; then
 	t_a=20 t_b=60 t_c=40 t_d=20 t_e=12 rounds=3 ops=100000000
 else
-	t_a=2 t_b=4 t_c=2 t_d=2 t_e=4 rounds=1 ops=1000000
+	t_a=2 t_b=4 t_c=2 t_d=2 t_e=5 rounds=1 ops=1000000
 fi
 # Seeds: step N of a run uses base + N. Replay a step with the seed its
 # comment shows: stress-sockfuzz --seed SEED and the same options.
