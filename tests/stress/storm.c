@@ -699,6 +699,7 @@ static void enable_write(int i, int v)
 	char text[3] = { (char)('0' + v), '\n', 0 };
 
 	int was = atomic_load(&ms.enabled[i]);
+	double t0 = now_s();
 
 	state_begin(&ms);
 	if (pwrite(nss[i].enable_fd, text, 2, 0) != 2)
@@ -706,10 +707,16 @@ static void enable_write(int i, int v)
 			strerror(errno));
 	atomic_store(&ms.enabled[i], v);
 	state_end(&ms);
-	if (v && !was && arming.n_enabled++ == 0)
+	/* the writes that arm or disarm take the time: show each one */
+	if (v && !was && arming.n_enabled++ == 0) {
 		arming.arms++;
-	if (!v && was && --arming.n_enabled == 0)
+		say("ns%d: enable=1 armed in %.0f ms", i, (now_s() - t0) * 1000);
+	}
+	if (!v && was && --arming.n_enabled == 0) {
 		arming.disarms++;
+		say("ns%d: enable=0 disarmed in %.0f ms", i,
+		    (now_s() - t0) * 1000);
+	}
 }
 
 /* The value of @key in /proc/net/rcvfix of the initial namespace. */
