@@ -37,13 +37,16 @@ report_count() {
 # canary KVER: every detector reports the bug meant for it.
 canary() {
 	local k=$1 console=$RCVFIX_BUILD/$1/logs/vm-console.log t0=$SECONDS
-	local expect want name st=0
+	local keep=$RCVFIX_BUILD/$1/logs/canary-console.log expect want name st=0
 	echo "== debug kernel $k: canary (deliberate bugs, tests/kmod/rcvfix_test_detect.c)"
 	# The bugs fail the guest's kernel-log check: that is the point.
 	# shellcheck disable=SC2016 # expanded in the guest
 	"$HARNESS/vm.sh" cmd "$k" \
 		'insmod "$RCVFIX_KMOD/rcvfix_test_detect.ko" && rmmod rcvfix_test_detect' \
 		> /dev/null 2>&1 || st=$?
+	# the next guest overwrites vm-console.log: keep the canary's
+	cp "$console" "$keep"
+	console=$keep
 	if ((st == 0)); then
 		not_ok "canary on $k: the guest's kernel-log check passed a module full of bugs"
 	else
@@ -56,7 +59,7 @@ canary() {
 		if (($(report_count "$console" "$name") >= want)); then
 			ok "canary on $k: $name reports the bug meant for it"
 		else
-			not_ok "canary on $k: $name reported $(report_count "$console" "$name") of the $want bugs meant for it (console: $console)"
+			not_ok "canary on $k: $name reported $(report_count "$console" "$name") of the $want bugs meant for it (console: $keep)"
 		fi
 	done
 	times+=("canary $((SECONDS - t0)) s")
@@ -73,6 +76,8 @@ control() {
 		ip netns exec ctl stress-sockfuzz --seconds 20 --seed 1
 		ip netns exec ctl stress-sockfuzz --seconds 20 --seed 2 --unprivileged
 		! grep -q "^rcvfix " /proc/modules' > "$out" 2>&1 || st=$?
+	cp "$console" "$RCVFIX_BUILD/$k/logs/control-console.log"
+	console=$RCVFIX_BUILD/$k/logs/control-console.log
 	reports=$(detector_summary "$console")
 	if ((st == 0)); then
 		ok "control on $k: the fuzzer ran without rcvfix ($(grep -c '^summary' "$out") runs)"

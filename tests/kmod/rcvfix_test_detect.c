@@ -39,23 +39,30 @@ static DEFINE_MUTEX(detect_lock_b);
 
 /*
  * A zeroed slab object of @size bytes that KFENCE sampled (@kfence) or did
- * not (KASAN checks only those), or NULL if none came within 5 s: KFENCE
- * samples one allocation per interval.
+ * not (KASAN checks only those), or NULL if none came within 30 s: KFENCE
+ * samples one allocation per interval, the first one any CPU makes.
  */
 static u8 *detect_alloc(size_t size, bool kfence)
 {
-	unsigned long end = jiffies + 5 * HZ;
+	unsigned long start = jiffies, end = start + 30 * HZ;
+	unsigned int tries = 0;
 	u8 *p;
 
 	do {
+		tries++;
 		p = kzalloc(size, GFP_KERNEL);
 		if (!p || is_kfence_address(p) == kfence)
-			return p;
+			goto out;
 		kfree(p);
 		if (kfence)
-			usleep_range(1000, 2000);
+			usleep_range(200, 400);
 	} while (time_before(jiffies, end));
-	return NULL;
+	p = NULL;
+out:
+	pr_info("%s object of %zu bytes after %u tries in %u ms: %s\n",
+		kfence ? "a KFENCE-sampled" : "an unsampled", size, tries,
+		jiffies_to_msecs(jiffies - start), p ? "found" : "none");
+	return p;
 }
 
 /* KASAN: slab-out-of-bounds, one byte past a request-socket-sized object */
@@ -90,7 +97,7 @@ static void detect_kfence(void)
 	u8 *p = detect_alloc(64, true);
 
 	if (!p) {
-		pr_info("kfence: no sampled allocation within 5 s\n");
+		pr_info("kfence: no sampled allocation within 30 s\n");
 		return;
 	}
 	kfree(p);
