@@ -35,6 +35,12 @@
 #   RCVFIX_GUEST_MEM      the guest's memory in MiB (1024)
 #   RCVFIX_KERNEL_APPEND  its own command line, after the harness's
 #   RCVFIX_DEBUG_KERNEL   1: print the detectors' report count of each run
+# and for a guest booted the way a UEFI Secure Boot host boots:
+#   RCVFIX_SECURE_BOOT=1  OVMF with Secure Boot on and the variables that
+#                         vm/secureboot.sh made for KVER (its kernel's signer
+#                         and our test MOK in db): the kernel is verified,
+#                         locks itself down and enforces module signatures.
+#                         Logs go to build/KVER/logs-secureboot.
 # Exit status: 0 all passed (cmd: the command's status), 1 failures, 2 usage
 # or setup error, 124 guest timed out (cmd mode).
 set -euo pipefail
@@ -54,7 +60,14 @@ cmd) [[ $# -eq 3 ]] || usage; cmd=$3 ;;
 esac
 
 kbuild=$RCVFIX_BUILD/$kver
-logs=$kbuild/logs
+case ${RCVFIX_SECURE_BOOT:-0} in
+0) variant= ;;
+1) variant=-secureboot ;;
+*) die "RCVFIX_SECURE_BOOT=$RCVFIX_SECURE_BOOT: 0 or 1" ;;
+esac
+# a Secure Boot guest has logs, settings and an initramfs of its own
+slot=$mode$variant
+logs=$kbuild/logs$variant
 # A kernel unpacked from packages (newest-kernel.sh) sets RCVFIX_VMLINUZ and
 # RCVFIX_MODDIR (its modules folder) in build/KVER/kernel.env; default: the
 # kernel installed in /boot and /lib/modules.
@@ -117,11 +130,12 @@ root_fs=$(guest_root_fs "${RCVFIX_MODDIR:-/lib/modules/$kver}")
 # (init.sh), which a host without any kernel package of its own lacks.
 [[ -z ${RCVFIX_MODDIR:-} || -d /lib/modules ]] || mkdir -p /lib/modules
 export RCVFIX_ROOT_FS=$root_fs
-mods=$("$HARNESS/mkinitramfs.sh" "$kver" "$kbuild/initramfs.cpio")
+initramfs=$kbuild/initramfs$variant.cpio
+mods=$("$HARNESS/mkinitramfs.sh" "$kver" "$initramfs")
 [[ -z ${RCVFIX_VERBOSE:-} ]] || msg "initramfs modules for $kver: ${mods:-none}"
 
 # Settings for run.sh, read in the guest through the read-only 9p share.
-envfile=$kbuild/run/$mode.env
+envfile=$kbuild/run/$slot.env
 {
 	printf '%s=%q\n' RCVFIX_MODE "$mode" KVER "$kver" \
 		RCVFIX_KO "$kbuild/module/rcvfix.ko" \
@@ -131,7 +145,9 @@ envfile=$kbuild/run/$mode.env
 		RCVFIX_TEST_TIMEOUT "$test_timeout" \
 		RCVFIX_TIMEOUT_SCALE "$timeout_scale" \
 		RCVFIX_CMD "${cmd:-}" \
-		RCVFIX_DEBUG_KERNEL "${RCVFIX_DEBUG_KERNEL:-}"
+		RCVFIX_DEBUG_KERNEL "${RCVFIX_DEBUG_KERNEL:-}" \
+		RCVFIX_SECURE_BOOT "${variant:+1}" \
+		RCVFIX_SB_KEYS "${variant:+$(realpath -m "$RCVFIX_BUILD/secureboot/keys")}"
 	if [[ $mode == shell ]]; then
 		printf '%s=%q\n' RCVFIX_TERM "${TERM:-vt100}" \
 			RCVFIX_TTY_SIZE "$(stty size 2> /dev/null || echo '24 80')"
@@ -140,6 +156,9 @@ envfile=$kbuild/run/$mode.env
 
 append="console=$console_dev,115200 loglevel=5 printk.devkmsg=on log_buf_len=1M"
 append+=" panic=-1 oops=panic panic_on_warn=1"
+# every SysRq function (Debian's kernel.sysrq leaves out the task dumps
+# vm/monitor.sh asks for)
+append+=" sysrq_always_enabled"
 append+=" rcvfix_repo=$RCVFIX_REPO rcvfix_env=$envfile rcvfix_root_fs=$root_fs"
 append+="${RCVFIX_MODDIR:+ rcvfix_moddir=$RCVFIX_MODDIR}"
 # run.sh speaks to ttyS0 (shell) and ttyS1 (results): init.sh links them to
@@ -180,7 +199,20 @@ trap 'stop_qemu; stop_virtiofsd' EXIT
 # shellcheck disable=SC2206
 qemu=("$qemu_bin" ${RCVFIX_QEMU_MACHINE:-} "${accel[@]}" -m "$guest_mem" -smp 2
 	-nodefaults -no-reboot -display none
-	-kernel "$vmlinuz" -initrd "$kbuild/initramfs.cpio" -append "$append")
+	-kernel "$vmlinuz" -initrd "$initramfs" -append "$append")
+if [[ -n $variant ]]; then
+	# OVMF's Secure Boot build needs SMM (q35) and a secure flash; its
+	# variables are a fresh copy for each boot.
+	ovmf_code=/usr/share/OVMF/OVMF_CODE_4M.secboot.fd
+	sb_vars=$RCVFIX_BUILD/secureboot/$kver/vars.fd
+	[[ -r $ovmf_code ]] || die "$ovmf_code missing: install ovmf (make deps-secureboot)"
+	[[ -r $sb_vars ]] || die "$sb_vars missing: run vm/secureboot.sh prepare $kver (make check-secureboot does)"
+	cp "$sb_vars" "$kbuild/run/$slot-vars.fd"
+	qemu+=(-machine q35,smm=on
+		-global driver=cfi.pflash01,property=secure,value=on
+		-drive "if=pflash,format=raw,unit=0,readonly=on,file=$ovmf_code"
+		-drive "if=pflash,format=raw,unit=1,file=$kbuild/run/$slot-vars.fd")
+fi
 # The two read-only shares: the guest's / and the repository.
 shares=("hostroot:$guest_root" "repo:$RCVFIX_REPO")
 if [[ $root_fs == 9p ]]; then
@@ -199,8 +231,8 @@ else
 		-numa node,memdev=mem)
 	for s in "${shares[@]}"; do
 		tag=${s%%:*}
-		sock=$kbuild/run/$mode-$tag.sock
-		ro=$kbuild/run/$mode-$tag.ro
+		sock=$kbuild/run/$slot-$tag.sock
+		ro=$kbuild/run/$slot-$tag.ro
 		rm -f "$sock"
 		mkdir -p "$ro"
 		unshare -m --propagation private sh -c \
@@ -214,7 +246,7 @@ else
 			-device "vhost-user-fs-pci,chardev=vfs-$tag,tag=$tag")
 	done
 	for s in "${shares[@]}"; do
-		sock=$kbuild/run/$mode-${s%%:*}.sock
+		sock=$kbuild/run/$slot-${s%%:*}.sock
 		for _ in $(seq 50); do
 			[[ -S $sock ]] && break
 			sleep 0.1
@@ -222,6 +254,11 @@ else
 		[[ -S $sock ]] || die "virtiofsd did not start (see $logs/virtiofsd.log)"
 	done
 fi
+# A monitor for whoever must see inside a guest that went silent: its
+# 'sendkey alt-sysrq-t' dumps every task's stack to the guest's console
+# (alt-sysrq-w: the blocked ones); vm/monitor.sh KVER COMMAND sends one.
+rm -f "$kbuild/run/$slot-monitor.sock"
+qemu+=(-monitor "unix:$kbuild/run/$slot-monitor.sock,server=on,wait=off")
 # shellcheck disable=SC2206
 qemu+=(${RCVFIX_QEMU_OPTS:-})
 # The results channel: QEMU options that write it to $results.
