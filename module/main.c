@@ -68,9 +68,9 @@ static int __init rcvfix_init(void)
 		goto err_netns;
 	}
 
-	pr_info("%s loaded: strategy callers (%s), armed while a namespace enables it, SO_RCVLOWAT wakeup fix %s\n",
+	pr_info("%s loaded: strategy callers (%s), armed while a namespace enables it, SO_RCVLOWAT wakeup fix %s, signature %s\n",
 		RCVFIX_VERSION, rcvfix_targets_names(),
-		rcvfix_rcvlowat_state());
+		rcvfix_rcvlowat_state(), rcvfix_status_signature());
 	return 0;
 
 err_netns:

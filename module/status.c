@@ -2,7 +2,8 @@
 /*
  * /proc/net/rcvfix, in every network namespace: one "key value" per line.
  * This file owns the file and the order of its lines; each unit prints its
- * own keys: the version here, the strategy's targets (rcvbuf.c), arming and
+ * own keys: the version and the module's signature here, the strategy's
+ * targets (rcvbuf.c), arming and
  * livepatches (arm.c), the kernel's SO_RCVLOWAT behaviour (rcvlowat.c),
  * then the namespace's switch and counters (netns.c).
  *
@@ -14,6 +15,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/capability.h>
+#include <linux/module.h>
 #include <linux/proc_fs.h>
 #include <linux/seq_file.h>
 #include <net/net_namespace.h>
@@ -32,12 +34,28 @@ static bool rcvfix_status_shows_host(struct seq_file *m, const struct net *net)
 	       file_ns_capable(m->file, &init_user_ns, CAP_NET_ADMIN);
 }
 
+/*
+ * What the kernel found when it loaded rcvfix: a signature it verified
+ * against a trusted key (builtin, secondary, machine or, on Debian, the
+ * platform keyring of UEFI db/MOK), or none it could verify (then it set
+ * taint E, or refused the load where signatures are enforced).
+ */
+const char *rcvfix_status_signature(void)
+{
+	if (!IS_ENABLED(CONFIG_MODULE_SIG))
+		return "unchecked";
+	return module_sig_ok(THIS_MODULE) ? "verified" : "unverified";
+}
+
 static int rcvfix_status_show(struct seq_file *m, void *v)
 {
 	struct net *net = seq_file_single_net(m);
 
 	seq_printf(m, RCVFIX_KEY_VERSION " %s\n", RCVFIX_VERSION);
 	if (rcvfix_status_shows_host(m, net)) {
+		seq_printf(m, RCVFIX_KEY_SIGNATURE " %s\n", rcvfix_status_signature());
+		seq_printf(m, RCVFIX_KEY_SIG_ENFORCED " %s\n",
+			   is_module_sig_enforced() ? "yes" : "no");
 		rcvfix_targets_show(m);
 		rcvfix_arm_show(m);
 		rcvfix_rcvlowat_show(m);

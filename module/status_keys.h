@@ -27,6 +27,8 @@
 #define RCVFIX_TYPE_COUNTER	3
 
 #define RCVFIX_KEY_VERSION		"version"
+#define RCVFIX_KEY_SIGNATURE		"signature"
+#define RCVFIX_KEY_SIG_ENFORCED		"sig_enforced"
 #define RCVFIX_KEY_STRATEGY		"strategy"
 #define RCVFIX_KEY_TARGETS		"targets"
 #define RCVFIX_KEY_ARMED		"armed"
@@ -60,6 +62,10 @@ struct rcvfix_status_key {
 static const struct rcvfix_status_key rcvfix_status_keys[] = {
 	{ RCVFIX_KEY_VERSION, RCVFIX_SCOPE_MODULE, RCVFIX_TYPE_TEXT,
 	  "The rcvfix module's version" },
+	{ RCVFIX_KEY_SIGNATURE, RCVFIX_SCOPE_MODULE, RCVFIX_TYPE_TEXT,
+	  "Module signature at load: verified, unverified (unsigned, unknown key), unchecked" },
+	{ RCVFIX_KEY_SIG_ENFORCED, RCVFIX_SCOPE_MODULE, RCVFIX_TYPE_BOOL,
+	  "yes when module.sig_enforce refuses modules without a trusted signature" },
 	{ RCVFIX_KEY_STRATEGY, RCVFIX_SCOPE_MODULE, RCVFIX_TYPE_TEXT,
 	  "How rcvfix reaches __sock_set_rcvbuf(): callers" },
 	{ RCVFIX_KEY_TARGETS, RCVFIX_SCOPE_MODULE, RCVFIX_TYPE_TEXT,

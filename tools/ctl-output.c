@@ -86,6 +86,16 @@ void print_json(const struct module_state *m, const struct nslist *l,
 	for (i = 0; mod && i < mod->n; i++)
 		if (is_module_key(mod->v[i].key))
 			json_kv(&first, mod->v[i].key, mod->v[i].val);
+	/* the kernel's module signature policy, not the module's keys */
+	printf("},\"kernel\":{\"sig_enforced\":%s",
+	       sig_enforced(m) ? "true" : "false");
+	if (m->sig_enforce)
+		printf(",\"sig_enforce\":%s",
+		       m->sig_enforce == 'Y' ? "true" : "false");
+	if (m->lockdown[0]) {
+		printf(",\"lockdown\":");
+		json_write_str(stdout, m->lockdown);
+	}
 	printf("},\"netns\":[");
 	for (i = 0; l && i < l->n; i++) {
 		const struct netns *ns = &l->v[i];
@@ -203,11 +213,36 @@ static void print_arming(const struct kvlist *mod)
 		       aside_for ? aside_for : "?");
 }
 
+/* The module's signature as the kernel checked it, and the kernel's policy. */
+static void print_signature(const struct module_state *m,
+			    const struct kvlist *mod)
+{
+	const char *v = mod ? kv_get(mod, "signature") : NULL;
+	char by[96];
+
+	if (v)
+		printf("signature:       %s%s\n", v,
+		       !strcmp(v, "verified") ?
+			       " (by a key this kernel trusts)" :
+		       !strcmp(v, "unverified") ?
+			       " (unsigned, or signed by a key this kernel does not trust: taint E)" :
+		       !strcmp(v, "unchecked") ?
+			       " (this kernel does not check module signatures)" :
+			       "");
+	printf("signatures:      %s (%s)\n",
+	       sig_enforced(m) ?
+		       "enforced: only modules signed by a trusted key load" :
+		       "not enforced",
+	       sig_enforced_by(m, by, sizeof(by)));
+}
+
 /* Module keys print_text() shows in its own way. */
 static bool text_shown_key(const char *key)
 {
 	static const char *const shown[] = {
 		"version",
+		"signature",
+		"sig_enforced",
 		"strategy",
 		"targets",
 		"rcvlowat_wakeup",
@@ -237,6 +272,7 @@ void print_text(const struct module_state *m, const struct nslist *l,
 	printf("module:          rcvfix %s%s%s%s\n",
 	       v ? v : "(version unknown)", m->state[0] ? " (" : "", m->state,
 	       m->state[0] ? ")" : "");
+	print_signature(m, mod);
 	v = mod ? kv_get(mod, "strategy") : NULL;
 	if (v)
 		printf("strategy:        %s\n", v);

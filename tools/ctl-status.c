@@ -142,6 +142,8 @@ bool group_seen_before(const struct kvlist *l, size_t idx)
 	return false;
 }
 
+static void kernel_sig_policy(struct module_state *m);
+
 void module_state_get(struct module_state *m)
 {
 	char *line = NULL;
@@ -170,6 +172,59 @@ void module_state_get(struct module_state *m)
 		m->loaded = true;
 	if (!access(proc_status, F_OK))
 		m->loaded = true;
+	kernel_sig_policy(m);
+}
+
+/*
+ * The kernel's module signature policy: module.sig_enforce (Y also when
+ * built with CONFIG_MODULE_SIG_FORCE) and the lockdown level, the word in
+ * brackets of /sys/kernel/security/lockdown ("none [integrity]
+ * confidentiality"); lockdown integrity and above refuse unsigned modules
+ * whatever sig_enforce says. Debian's kernels lock down by themselves when
+ * booted with UEFI Secure Boot.
+ */
+static void kernel_sig_policy(struct module_state *m)
+{
+	char buf[128], *open_b, *close_b;
+	ssize_t n;
+	int fd;
+
+	fd = open("/sys/module/module/parameters/sig_enforce",
+		  O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		if (read(fd, buf, 1) == 1 && (buf[0] == 'Y' || buf[0] == 'N'))
+			m->sig_enforce = buf[0];
+		close(fd);
+	}
+	fd = open("/sys/kernel/security/lockdown", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	open_b = strchr(buf, '[');
+	close_b = open_b ? strchr(open_b, ']') : NULL;
+	if (close_b && close_b - open_b - 1 < (long)sizeof(m->lockdown))
+		snprintf(m->lockdown, sizeof(m->lockdown), "%.*s",
+			 (int)(close_b - open_b - 1), open_b + 1);
+}
+
+/* Does this kernel refuse modules without a signature it trusts? */
+bool sig_enforced(const struct module_state *m)
+{
+	return m->sig_enforce == 'Y' ||
+	       (m->lockdown[0] && strcmp(m->lockdown, "none"));
+}
+
+/* What makes it so, for people: "module.sig_enforce=Y, lockdown integrity". */
+const char *sig_enforced_by(const struct module_state *m, char *buf, size_t len)
+{
+	snprintf(buf, len, "module.sig_enforce=%c, lockdown %s",
+		 m->sig_enforce ? m->sig_enforce : '?',
+		 m->lockdown[0] ? m->lockdown : "unknown");
+	return buf;
 }
 
 static int do_read(struct netns *ns, void *arg)

@@ -72,7 +72,14 @@ static void usage(FILE *f)
 
 static int not_loaded(void)
 {
+	struct module_state m;
+	char by[96];
+
 	msg("rcvfix module not loaded: run 'modprobe rcvfix' (or 'insmod rcvfix.ko')");
+	module_state_get(&m);
+	if (sig_enforced(&m))
+		msg("this kernel loads only modules signed by a key it trusts (%s): if modprobe says 'Key was rejected by service', rcvfix.ko is unsigned or its key is not enrolled: sign it with dkms's MOK key and enroll that key with 'mokutil --import /var/lib/dkms/mok.pub' (see SECURE BOOT in rcvfixctl(8))",
+		    sig_enforced_by(&m, by, sizeof(by)));
 	return EXIT_NOT_LOADED;
 }
 

@@ -65,6 +65,8 @@ struct nslist {
 struct module_state {
 	bool loaded;
 	char state[32]; /* from /proc/modules: Live, Loading, Unloading */
+	char sig_enforce; /* module.sig_enforce: 'Y', 'N', or 0 if unknown */
+	char lockdown[24]; /* the selected lockdown level, "" if unknown */
 };
 
 /* ctl-netns.c: namespace discovery, and running code inside one */
@@ -79,6 +81,9 @@ bool is_integer(const char *s);
 size_t group_len(const char *key);
 bool group_seen_before(const struct kvlist *l, size_t idx);
 void module_state_get(struct module_state *m);
+bool sig_enforced(const struct module_state *m);
+const char *sig_enforced_by(const struct module_state *m, char *buf,
+			    size_t len);
 void ns_read_status(struct netns *ns);
 int do_write(struct netns *ns, void *arg);
 

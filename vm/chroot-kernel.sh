@@ -20,6 +20,9 @@
 #        chroot-kernel.sh root KVER          the chroot that builds KVER
 #        chroot-kernel.sh dkms KVER          dkms in the chroot builds rcvfix
 #                                            for KVER, skips an older kernel
+#        chroot-kernel.sh tool LINE PKG CMD...  CMD in LINE's chroot, with PKG
+#                                            installed there (a tool the
+#                                            host's release lacks)
 # FLAVOUR: amd64 (default) or rt-amd64; on the newest line also arm64, for
 # vm/arm64.sh: the arm64 kernel, its headers unpacked into the chroot beside
 # the chroot's amd64 linux-kbuild of the same version, and the aarch64 cross
@@ -48,7 +51,7 @@ declare -A cross_triplet=([arm64]=aarch64-linux-gnu)
 max_tries=4
 
 usage() {
-	die "usage: chroot-kernel.sh prepare LINE [FLAVOUR] | prepare KVER | kbuild KVER | kver LINE [FLAVOUR] | known LINE [FLAVOUR] | line KVER | root KVER | dkms KVER"
+	die "usage: chroot-kernel.sh prepare LINE [FLAVOUR] | prepare KVER | kbuild KVER | kver LINE [FLAVOUR] | known LINE [FLAVOUR] | line KVER | root KVER | dkms KVER | tool LINE PKG CMD..."
 }
 
 line_of() {	# line_of KVER: the line that builds KVER, or nothing
@@ -448,6 +451,25 @@ dkms_check() {
 	echo "dkms ($line chroot): rcvfix $version builds for $k"
 }
 
+# tool LINE PKG CMD...: CMD in LINE's chroot (made if missing) with the
+# package PKG installed there and $RCVFIX_BUILD bound at the same path:
+# for a tool Debian 12 lacks (python3-virt-firmware, vm/secureboot.sh).
+tool() {
+	local pkg=$2
+	use_line "$1"
+	shift 2
+	lock_line
+	make_chroot
+	if ! has_pkg "$pkg"; then
+		apt_update
+		msg "installing in the $line chroot: $pkg"
+		in_chroot apt-get -q install -y --no-install-recommends "$pkg" \
+			< /dev/null > "$top/apt-install.log" 2>&1 ||
+			die "apt-get install $pkg in the chroot failed, see $top/apt-install.log"
+	fi
+	BIND=$(realpath "$RCVFIX_BUILD") in_chroot "$@"
+}
+
 [[ $# -ge 1 ]] || usage
 case $1 in
 prepare) [[ $# -ge 2 && $# -le 3 ]] || usage; prepare "$2" "${3:-}" ;;
@@ -457,6 +479,7 @@ line)	[[ $# -eq 2 ]] || usage; line_of "$2" ;;
 root)	[[ $# -eq 2 ]] || usage; root_of "$2" ;;
 known)	[[ $# -ge 2 && $# -le 3 ]] || usage; known "$2" "${3:-}" ;;
 dkms)	[[ $# -eq 2 ]] || usage; dkms_check "$2" ;;
+tool)	[[ $# -ge 4 ]] || usage; shift; tool "$@" ;;
 make)	[[ $# -ge 3 ]] || usage; shift; chroot_make "$@" ;;
 *)	usage ;;
 esac

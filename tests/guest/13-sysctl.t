@@ -122,7 +122,7 @@ check "ns: root sees the host-wide keys" \
 	grep -q '^armed ' <(ip netns exec "$ns" cat /proc/net/rcvfix)
 check_eq "ns: without CAP_NET_ADMIN, no host-wide key" 0 \
 	"$(ip netns exec "$ns" setpriv --inh-caps=-net_admin --bounding-set=-net_admin \
-		cat /proc/net/rcvfix | grep -cE '^(strategy|targets|armed|enabled_namespaces|arms|disarms|arm_failures|stepped_aside|stepped_aside_for|steps_aside|last_arm_error|rcvlowat_wakeup) ')"
+		cat /proc/net/rcvfix | grep -cE '^(signature|sig_enforced|strategy|targets|armed|enabled_namespaces|arms|disarms|arm_failures|stepped_aside|stepped_aside_for|steps_aside|last_arm_error|rcvlowat_wakeup) ')"
 check "initial namespace: host-wide keys also without CAP_NET_ADMIN" \
 	grep -q '^armed ' <(setpriv --inh-caps=-net_admin --bounding-set=-net_admin cat /proc/net/rcvfix)
 

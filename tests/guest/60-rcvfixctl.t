@@ -92,6 +92,10 @@ check_eq "JSON: one namespace, the current one" "1 true" \
 	"$(jq -M -r '"\(.netns | length) \(.netns[0].current)"' <<< "$out")"
 check_eq "JSON: namespace id is this one's" "$(readlink /proc/self/ns/net)" \
 	"$(jq -M -r '.netns[0].id' <<< "$out")"
+# The kernel's signature policy (76-secure-boot checks it enforced): this
+# guest boots without Secure Boot or module.sig_enforce.
+check_eq "JSON: kernel.sig_enforced, .sig_enforce" "false false" \
+	"$(jq -M -r '"\(.kernel.sig_enforced) \(.kernel.sig_enforce)"' <<< "$out")"
 
 # Every line of /proc/net/rcvfix reaches the JSON with the same value, and
 # nothing else: module-wide keys under .module, the rest under the namespace,

@@ -48,6 +48,16 @@ check_eq "its version is module/version.h's" "$version" \
 	"$(modinfo -F version rcvfix)"
 check_eq "its vermagic names this kernel" "$KVER" \
 	"$(modinfo -F vermagic rcvfix | awk '{ print $1 }')"
+# Debian's dkms signs what it builds with its own key (made on its first
+# build): the route a Secure Boot host takes (docs/operations.md).
+if [[ -r /var/lib/dkms/mok.pub ]]; then
+	check_eq "dkms signed it with its key (/var/lib/dkms/mok.pub)" \
+		"$(openssl x509 -inform DER -in /var/lib/dkms/mok.pub -noout -subject |
+			sed 's/^subject= *CN *= *//')" \
+		"$(modinfo -F signer rcvfix)"
+else
+	echo "# no /var/lib/dkms/mok.pub: this dkms did not sign (an older dkms, or a kernel without CONFIG_MODULE_SIG)"
+fi
 check "the shipped modprobe.d example sets nothing" \
 	bash -c '[[ -f /etc/modprobe.d/rcvfix.conf ]] &&
 		! grep -qv "^[[:space:]]*\(#\|$\)" /etc/modprobe.d/rcvfix.conf'
@@ -63,6 +73,8 @@ check "it announced itself in the kernel log" bash -c \
 		grep -q 'rcvfix: $version loaded: strategy '"
 check "/proc/net/rcvfix exists" test -r /proc/net/rcvfix
 check_eq "/proc/net/rcvfix: version" "$version" "$(rcvfix_status version)"
+check_eq "/proc/net/rcvfix: signature unverified (no key of this guest's kernel signed it)" \
+	unverified "$(rcvfix_status signature)"
 check_eq "off by default: net.rcvfix.enable" 0 "$(enable_of)"
 if [[ -n $ctl ]]; then
 	check "$ctl status" "$ctl" status

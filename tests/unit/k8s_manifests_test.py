@@ -178,6 +178,9 @@ def check_module(rel, items, facts):
             b = km.get("build") or c.get("build")
             if b:
                 check_build(w, b, cms)
+            sg = km.get("sign") or c.get("sign")
+            if sg:
+                check_sign(w, sg, km, bool(b))
         check("%s: tested kernels of amd64 and arm64" % where,
               {kernel_arch(k) for k in kernels} == {"amd64", "arm64"},
               str(kernels))
@@ -224,6 +227,27 @@ def check_module(rel, items, facts):
             check("%s: namespace %s allows KMM's privileged worker pods" %
                   (where, ns), labels.get(
                       "pod-security.kubernetes.io/enforce") == "privileged")
+
+
+def check_sign(where, sg, km, built):
+    """KMM's sign section: the secrets sign-file needs, the module where
+    make kmod-image (and the Dockerfile) put it, the image to sign."""
+    check("%s: sign.keySecret and sign.certSecret name secrets" % where,
+          (sg.get("keySecret") or {}).get("name") and
+          (sg.get("certSecret") or {}).get("name"))
+    files = sg.get("filesToSign") or []
+    lit = km.get("literal") or "${KERNEL_FULL_VERSION}"
+    check("%s: sign.filesToSign is rcvfix.ko in the kmod image's layout" %
+          where, files == ["/opt/lib/modules/%s/rcvfix.ko" % lit], str(files))
+    if not built:
+        img = sg.get("unsignedImage") or ""
+        check("%s: sign.unsignedImage, the unsigned image of the same "
+              "kernel" % where,
+              img and IMAGE_REF.match(img.replace("${KERNEL_FULL_VERSION}",
+                                                  "6.1.0-1-amd64")) and
+              img.rsplit(":", 1)[-1] ==
+              (km.get("containerImage") or "").rsplit(":", 1)[-1] and
+              img != km.get("containerImage"), img)
 
 
 def check_build(where, b, cms):
