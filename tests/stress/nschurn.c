@@ -51,21 +51,6 @@ static struct {
 	atomic_long sets, strict, writes, proc_reads, conns, loads;
 } st;
 
-/* Bring lo up in the calling thread's namespace, without netlink. */
-static void lo_up(void)
-{
-	struct ifreq ifr = { 0 };
-	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "lo");
-	if (fd < 0 || ioctl(fd, SIOCGIFFLAGS, &ifr))
-		die(EXIT_SETUP, "SIOCGIFFLAGS lo: %s", strerror(errno));
-	ifr.ifr_flags |= IFF_UP;
-	if (ioctl(fd, SIOCSIFFLAGS, &ifr))
-		die(EXIT_SETUP, "SIOCSIFFLAGS lo: %s", strerror(errno));
-	close(fd);
-}
-
 /* Make close() of @fd send a reset (no FIN_WAIT or TIME_WAIT left). */
 static void abort_on_close(int fd)
 {
@@ -88,7 +73,8 @@ static void connection(int *keep)
 	char buf[1024] = "x";
 	int l, c, s = -1;
 
-	lo_up();
+	if (!lo_up())
+		die(EXIT_SETUP, "lo is down in a new namespace: run as root");
 	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	l = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	c = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);

@@ -1117,25 +1117,6 @@ static void *toggle_main(void *arg)
 
 /* ---- setup ---- */
 
-/* Bring lo up in this namespace if it is down (as root only). */
-static void lo_up(void)
-{
-	struct ifreq ifr = { 0 };
-	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "lo");
-	if (fd < 0 || ioctl(fd, SIOCGIFFLAGS, &ifr))
-		die(EXIT_SETUP, "SIOCGIFFLAGS lo: %s", strerror(errno));
-	if (!(ifr.ifr_flags & IFF_UP)) {
-		if (geteuid())
-			msg("lo is down and this is not root: no connections");
-		ifr.ifr_flags |= IFF_UP;
-		if (!geteuid() && ioctl(fd, SIOCSIFFLAGS, &ifr))
-			die(EXIT_SETUP, "SIOCSIFFLAGS lo: %s", strerror(errno));
-	}
-	close(fd);
-}
-
 /* Become nobody, with no group and no capability left anywhere. */
 static void drop_privileges(void)
 {
@@ -1307,7 +1288,8 @@ int main(int argc, char **argv)
 		close(i);
 	signal(SIGPIPE, SIG_IGN);
 	pagesz = sysconf(_SC_PAGESIZE);
-	lo_up();
+	if (!lo_up())
+		msg("lo is down and this is not root: no connections");
 	for (i = 0; i < threads; i++)
 		worker_init(&w[i], i);
 	if (unprivileged) {

@@ -4,7 +4,7 @@
  * common.h (tests/progs): failure reporting, the receive-buffer rule as the
  * tests model it, the "epoch" that tells a worker whether the module state
  * stayed put for the whole of a call, namespace switching, module
- * load/unload syscalls and reading a thread's kernel stack.
+ * load/unload syscalls, bringing lo up and reading a thread's kernel stack.
  */
 #ifndef RCVFIX_STRESS_H
 #define RCVFIX_STRESS_H
@@ -12,11 +12,13 @@
 #define WATCHDOG_MSG "watchdog expired, giving up"
 #include "common.h"
 
+#include <net/if.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/ioctl.h>
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define LOCK_SND 1		/* SOCK_SNDBUF_LOCK as SO_BUF_LOCK shows it */
@@ -329,6 +331,32 @@ static inline int get_int_opt(int fd, int opt)
 /* ---- the module ---- */
 
 /* finit_module(); 0 or -errno */
+/*
+ * Bring lo up in the calling thread's namespace, without netlink. False if
+ * it is down and stays down: bringing it up needs CAP_NET_ADMIN there.
+ */
+static inline bool lo_up(void)
+{
+	struct ifreq ifr = { 0 };
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	bool up = true;
+
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "lo");
+	if (fd < 0 || ioctl(fd, SIOCGIFFLAGS, &ifr))
+		die(EXIT_SETUP, "SIOCGIFFLAGS lo: %s", strerror(errno));
+	if (!(ifr.ifr_flags & IFF_UP)) {
+		ifr.ifr_flags |= IFF_UP;
+		if (ioctl(fd, SIOCSIFFLAGS, &ifr)) {
+			if (errno != EPERM)
+				die(EXIT_SETUP, "SIOCSIFFLAGS lo: %s",
+				    strerror(errno));
+			up = false;
+		}
+	}
+	close(fd);
+	return up;
+}
+
 static inline int module_load(const char *path, const char *params)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC), ret;
