@@ -22,15 +22,7 @@ for k; do
 		continue
 	fi
 	RCVFIX_SECURE_BOOT=1 RCVFIX_TESTS=76 "$HARNESS/vm.sh" test "$k" || true
-	summary=$RCVFIX_BUILD/$k/logs-secureboot/summary
-	if [[ -r $summary ]]; then
-		pass=$((pass + $(awk '$1 == "passed" { print $2 }' "$summary")))
-		fail=$((fail + $(awk '$1 == "failed" { print $2 }' "$summary")))
-		skip=$((skip + $(awk '$1 == "skipped" { print $2 }' "$summary")))
-	else
-		echo "not ok - secureboot: the guest of $k did not finish ($RCVFIX_BUILD/$k/logs-secureboot)"
-		fail=$((fail + 1))
-	fi
+	count_summary "$k" logs-secureboot
 done
 echo "== check-secureboot done in $((SECONDS - start)) s: $*"
 echo "$pass passed, $fail failed$( ((skip == 0)) || echo ", $skip skipped")"

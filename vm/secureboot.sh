@@ -40,7 +40,7 @@ tool() {
 	"$HARNESS/chroot-kernel.sh" tool newest python3-virt-firmware "$@"
 }
 
-# make_key NAME CN FORMAT: a self-signed RSA key pair as dkms makes its MOK
+# make_key NAME CN: a self-signed RSA key pair as dkms makes its MOK
 # (openssl req -x509, 2048 bits, the certificate in DER for sign-file).
 make_key() {
 	local name=$1 cn=$2

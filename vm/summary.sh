@@ -12,13 +12,14 @@ write_summary() {
 		"$2" "$3" "$4" "$5" "$6" "${7:-0}" > "$1"
 }
 
-# read_summary KVER [BUILD]: BUILD/KVER/logs/summary (BUILD: $RCVFIX_BUILD)
+# read_summary KVER [BUILD [LOGS]]: BUILD/KVER/LOGS/summary (BUILD:
+# $RCVFIX_BUILD, LOGS: logs; logs-secureboot for a Secure Boot guest)
 # into sum_passed, sum_failed, sum_skipped, sum_seconds and sum_emulator
 # (the QEMU binary and its version) and sum_reports; false if there is none
 # (the guest did not finish).
 # shellcheck disable=SC2034 # the sum_ variables are its results
 read_summary() {
-	local summary=${2:-$RCVFIX_BUILD}/$1/logs/summary key n
+	local summary=${2:-$RCVFIX_BUILD}/$1/${3:-logs}/summary key n
 	sum_passed=0 sum_failed=0 sum_skipped=0 sum_seconds=- sum_emulator=
 	sum_reports=0
 	[[ -r $summary ]] || return 1
@@ -34,10 +35,10 @@ read_summary() {
 	done < "$summary"
 }
 
-# count_summary KVER: add a guest's summary to the caller's pass, fail and
-# skip; a guest that did not finish counts as one failure.
+# count_summary KVER [LOGS]: add a guest's summary to the caller's pass,
+# fail and skip; a guest that did not finish counts as one failure.
 count_summary() {
-	if ! read_summary "$1"; then
+	if ! read_summary "$1" "$RCVFIX_BUILD" "${2:-logs}"; then
 		fail=$((fail + 1))
 		echo "not ok - $1: the harness did not finish (see messages above)"
 		return
