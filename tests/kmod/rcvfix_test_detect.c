@@ -119,6 +119,11 @@ static void detect_list(void)
 	pr_info("list: entry added twice\n");
 }
 
+/* renamed in Linux 6.15 (7.3 has only the new name): tests/kmod/Kbuild */
+#ifndef RCVFIX_HAVE_TIMER_DESTROY_ON_STACK
+#define timer_destroy_on_stack destroy_timer_on_stack
+#endif
+
 static void detect_timer_fn(struct timer_list *t)
 {
 }
@@ -130,7 +135,7 @@ static void detect_odebug(void)
 
 	timer_setup(&t, detect_timer_fn, 0);
 	pr_info("odebug: stack timer set up without timer_setup_on_stack()\n");
-	destroy_timer_on_stack(&t);
+	timer_destroy_on_stack(&t);
 }
 
 /*
