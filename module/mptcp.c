@@ -139,9 +139,9 @@ static __always_inline struct sock *rcvfix_subflow_sk(struct list_head *node)
 /*
  * Stock's mptcp_sol_socket_sync_intval() for SO_RCVBUF and SO_RCVBUFFORCE,
  * for an msk whose lock rcvfix avoided: under the msk's lock, each
- * subflow under its own (lock_sock(); stock's lock_sock_fast() takes the
- * same ownership or, where nobody owns it, only its spinlock) takes the
- * msk's buffer, without the lock bit (see the top). Stock also bumps the msk's
+ * subflow under its own, taken as stock takes it (lock_sock_fast(): only
+ * its spinlock, bottom halves off, where nobody owns it), takes the msk's
+ * buffer, without the lock bit (see the top). Stock also bumps the msk's
  * option sequence, so that subflows joining later run
  * sync_socket_options(): that copies the buffer only from a locked msk,
  * so there is nothing for them to catch up on. A setsockopt that locked
@@ -159,8 +159,8 @@ static void rcvfix_mptcp_sync_rcvbuf(struct sock *msk, int optname, int val)
 	head = (struct list_head *)((char *)msk + rcvfix_msk_conn_list);
 	list_for_each(pos, head) {
 		struct sock *ssk = rcvfix_subflow_sk(pos);
+		bool slow = lock_sock_fast(ssk);
 
-		lock_sock(ssk);
 		if (locked)
 			ssk->sk_userlocks |= SOCK_RCVBUF_LOCK;
 		WRITE_ONCE(ssk->sk_rcvbuf, msk->sk_rcvbuf);
@@ -168,7 +168,7 @@ static void rcvfix_mptcp_sync_rcvbuf(struct sock *msk, int optname, int val)
 			rcvfix_tcp_set_rcvbuf(ssk);
 		else if (established)
 			rcvfix_tcp_clamp_follow(ssk);
-		release_sock(ssk);
+		unlock_sock_fast(ssk, slow);
 	}
 	release_sock(msk);
 	rcvfix_hook_done();
