@@ -16,6 +16,8 @@ cli=$(netns_new cli)
 veth_pair "$srv" "$cli" 10.99.61.1 10.99.61.2 || fail "veth pair"
 
 # The original report's receiver: tcp_rmem[1] = 425984, large maximum.
+old_rmem_max=$(cat /proc/sys/net/core/rmem_max)
+on_exit "echo $old_rmem_max > /proc/sys/net/core/rmem_max"
 echo 40880000 > /proc/sys/net/core/rmem_max
 in_ns "$srv" sysctl -qw net.ipv4.tcp_rmem="4096 425984 40880000"
 tmp=$(mktemp -d)
