@@ -139,7 +139,8 @@ help-core:
 	@echo "make vm-shell [KVER=...] [CMD='...']   guest shell, or run CMD in the guest"
 	@echo "make clean"
 	@echo "Options: TESTS='00 10-rule' (subset of tests/guest), RCVFIX_KVM=1,"
-	@echo "  RCVFIX_VERBOSE=1, RCVFIX_GUEST_TIMEOUT=3600, RCVFIX_TEST_TIMEOUT=300 (s),"
+	@echo "  RCVFIX_VERBOSE=1, RCVFIX_GUEST_TIMEOUT=3600, RCVFIX_TEST_TIMEOUT=300,"
+	@echo "  RCVFIX_BOOT_TIMEOUT=300 (s, boot to the test runner),"
 	@echo "  RCVFIX_JOBS=N (guests side by side; default: host CPUs)"
 
 .PHONY: all deps deps-build module tools progs check check-all vm-shell \

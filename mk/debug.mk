@@ -7,7 +7,8 @@
 # rcvfix, then the whole suite (vm/check-debug.sh). Part of check-all.
 
 DEBUG_KERNEL := $(HARNESS)/debug-kernel.sh
-# DEBUG_LINES: the debug kernel lines to build and test (6.1 so far).
+# DEBUG_LINES: the debug kernel lines to build and test: 6.1 (the default),
+# 6.12, or both ('6.1 6.12').
 DEBUG_LINES ?= 6.1
 KVERS_DEBUG := $(foreach l,$(DEBUG_LINES),$(shell $(DEBUG_KERNEL) kver $(l) 2> /dev/null))
 
@@ -17,6 +18,10 @@ deps-debug:
 debug-kernel: deps-debug
 	@$(foreach l,$(DEBUG_LINES),$(DEBUG_KERNEL) prepare $(l) &&) true
 
+# The whole suite, check-all's scripts too: perf, bpftrace (BPF and perf
+# events on rcvfix's tracepoints) and Podman under the detectors (about
+# 15 minutes more on the debug kernel).
+check-debug: export RCVFIX_APPEND := $(RCVFIX_APPEND) rcvfix_suite=all
 check-debug: deps deps-debug tools progs
 	@MAKE="$(MAKE)" $(HARNESS)/check-debug.sh $(DEBUG_LINES)
 

@@ -98,13 +98,8 @@ suite() {
 	echo "== debug kernel $k: the whole suite"
 	"$HARNESS/check.sh" "$k" 2>&1 | tee "$out" || true
 	last=$(tail -n 1 "$out")
-	if [[ $last =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed(,\ ([0-9]+)\ skipped)?$ ]]; then
-		pass=$((pass + BASH_REMATCH[1]))
-		fail=$((fail + BASH_REMATCH[2]))
-		skip=$((skip + ${BASH_REMATCH[3]:-0}))
-	else
+	count_closing_line "$last" ||
 		not_ok "suite on $k: no closing line from vm/check.sh ($out)"
-	fi
 	read_summary "$k" || true
 	n=${sum_reports:-0}
 	times+=("suite $((SECONDS - t0)) s, $n detector reports")

@@ -2,6 +2,8 @@
 # The guest summary, build/KVER/logs/summary: what one guest run counted,
 # written by vm.sh when the guest ends, read by check.sh and by
 # packaging/check-package.sh. Its only owner: one "key value" per line.
+# Also the closing line "N passed, M failed[, K skipped]" of a whole run,
+# as vm/check-debug.sh adds vm/check.sh's to its own.
 # Sourced, not executable; needs nothing else.
 # shellcheck shell=bash
 
@@ -46,4 +48,15 @@ count_summary() {
 	pass=$((pass + sum_passed))
 	fail=$((fail + sum_failed))
 	skip=$((skip + sum_skipped))
+}
+
+# count_closing_line LINE: add a run's closing line, "N passed, M failed"
+# with an optional ", K skipped", to the caller's pass, fail and skip;
+# false (nothing added) if LINE is not one.
+count_closing_line() {
+	local re='^([0-9]+) passed, ([0-9]+) failed(, ([0-9]+) skipped)?$'
+	[[ $1 =~ $re ]] || return 1
+	pass=$((pass + BASH_REMATCH[1]))
+	fail=$((fail + BASH_REMATCH[2]))
+	skip=$((skip + ${BASH_REMATCH[4]:-0}))
 }

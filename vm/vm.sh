@@ -14,7 +14,10 @@
 #   RCVFIX_TEST_TIMEOUT   seconds per test script in the guest (300)
 #   RCVFIX_GUEST_TIMEOUT  seconds for the whole guest run (3600: the 5.10
 #                         suite took 1800 s on a loaded 2-core machine)
-#   Both are for a guest of the amd64 guests' speed: kernel.env's
+#   RCVFIX_BOOT_TIMEOUT   seconds from boot to the test runner's first line
+#                         (300; a kernel stuck in boot fails then, not at
+#                         the whole run's limit)
+#   All are for a guest of the amd64 guests' speed: kernel.env's
 #   RCVFIX_TIMEOUT_SCALE multiplies them, and the scripts' own limits.
 #   RCVFIX_KVM=1          use -accel kvm instead of TCG
 #   RCVFIX_VERBOSE=1      print every TAP comment, not only after failures
@@ -84,11 +87,13 @@ guest_mem=${RCVFIX_GUEST_MEM:-1024}
 	die "RCVFIX_GUEST_MEM=$guest_mem in $kbuild/kernel.env: MiB, 100 to 99999"
 [[ $timeout_scale =~ ^[1-9][0-9]?$ ]] ||
 	die "RCVFIX_TIMEOUT_SCALE=$timeout_scale in $kbuild/kernel.env: a whole number from 1 to 99"
-for secs in "${RCVFIX_GUEST_TIMEOUT:-3600}" "${RCVFIX_TEST_TIMEOUT:-300}"; do
+for secs in "${RCVFIX_GUEST_TIMEOUT:-3600}" "${RCVFIX_TEST_TIMEOUT:-300}" \
+	"${RCVFIX_BOOT_TIMEOUT:-300}"; do
 	[[ $secs =~ ^[1-9][0-9]{0,5}$ ]] ||
-		die "RCVFIX_GUEST_TIMEOUT and RCVFIX_TEST_TIMEOUT are seconds (1-999999), not '$secs'"
+		die "RCVFIX_GUEST_TIMEOUT, RCVFIX_TEST_TIMEOUT and RCVFIX_BOOT_TIMEOUT are seconds (1-999999), not '$secs'"
 done
 guest_timeout=$((${RCVFIX_GUEST_TIMEOUT:-3600} * timeout_scale))
+boot_timeout=$((${RCVFIX_BOOT_TIMEOUT:-300} * timeout_scale))
 test_timeout=$((${RCVFIX_TEST_TIMEOUT:-300} * timeout_scale))
 
 [[ -r $vmlinuz ]] ||
@@ -311,10 +316,13 @@ read_new() {
 }
 
 
-# run_guest HANDLER: boot, follow, enforce the timeout. Sets qemu_rc, timed_out.
+# run_guest HANDLER [BOOT_LIMIT]: boot, follow, enforce the timeout; with
+# BOOT_LIMIT, also stop a guest whose results channel is still empty that
+# many seconds after boot (a kernel that never reached the runner). Sets
+# qemu_rc, timed_out and boot_stalled.
 run_guest() {
 	local start
-	timed_out=0
+	timed_out=0 boot_stalled=0
 	start=$SECONDS
 	"${qemu[@]}" -serial "file:$console" "${results_opts[@]}" \
 		< /dev/null > "$logs/qemu.log" 2>&1 &
@@ -323,6 +331,11 @@ run_guest() {
 		read_new "$1"
 		if ((SECONDS - start >= guest_timeout)); then
 			timed_out=1
+			stop_qemu
+			break
+		fi
+		if [[ -n ${2:-} ]] && ((offset == 0 && SECONDS - start >= $2)); then
+			timed_out=1 boot_stalled=1
 			stop_qemu
 			break
 		fi
@@ -389,9 +402,11 @@ run_test_mode() {
 	echo "== guest $kver: booting (TCG, ${guest_mem} MiB, 2 vCPUs, timeout ${guest_timeout}s," \
 		"${test_timeout}s per script$( ((timeout_scale == 1)) ||
 			echo ", limits x$timeout_scale"))"
-	run_guest on_test_line
+	run_guest on_test_line "$boot_timeout"
 
-	if ((timed_out)); then
+	if ((boot_stalled)); then
+		harness_fail "the guest did not reach the test runner within ${boot_timeout}s of boot (console: $console)"
+	elif ((timed_out)); then
 		harness_fail "guest timed out in $current after ${guest_timeout}s"
 	fi
 	while IFS=$'\t' read -r line_no test text; do
