@@ -148,8 +148,11 @@ build() {
 }
 
 write_kernel_env() {	# write_kernel_env KVER
-	local k=$1
+	local k=$1 real
 	mkdir -p "$RCVFIX_BUILD/$k"
+	# The guest mounts the host's / under its own root, where an absolute
+	# link (build/debug-LINE on another disk) leads nowhere: real paths.
+	real=$(realpath "$top")
 	# Measured: the suite ran about 4 times slower than on Debian's 6.1
 	# (KASAN's checks and lockdep under TCG).
 	# no5lvl: with 5-level paging (QEMU's -cpu max has LA57) a timer
@@ -157,9 +160,9 @@ write_kernel_env() {	# write_kernel_env KVER
 	# CPU's feature bits sees pgtable_l5_enabled() false, so KASAN takes
 	# every direct-map address for a wild one and reports in a loop
 	# that never lets boot go on (seen on a loaded host; docs/kernels.md).
-	printf '%s=%q\n' RCVFIX_VMLINUZ "$top/out/arch/x86/boot/bzImage" \
-		RCVFIX_MODDIR "$top/root/lib/modules/$k" \
-		RCVFIX_KDIR "$top/out" \
+	printf '%s=%q\n' RCVFIX_VMLINUZ "$real/out/arch/x86/boot/bzImage" \
+		RCVFIX_MODDIR "$real/root/lib/modules/$k" \
+		RCVFIX_KDIR "$real/out" \
 		RCVFIX_TIMEOUT_SCALE 4 \
 		RCVFIX_GUEST_MEM 2048 \
 		RCVFIX_KERNEL_APPEND "panic_on_warn=0 kasan_multi_shot kfence.sample_interval=10 no5lvl" \
