@@ -168,6 +168,10 @@ write_kernel_env() {	# write_kernel_env KVER
 		RCVFIX_KERNEL_APPEND "panic_on_warn=0 kasan_multi_shot kfence.sample_interval=10 no5lvl" \
 		RCVFIX_DEBUG_KERNEL 1 \
 		> "$RCVFIX_BUILD/$k/kernel.env"
+	# bpftrace finds the kernel's headers through the modules' source
+	# link, which modules_install no longer makes on 6.12 (only build).
+	[[ -e $real/root/lib/modules/$k/source ]] ||
+		ln -s "$real/src" "$real/root/lib/modules/$k/source"
 	echo "built from linux-source-$line $(dpkg-query -W -f='${Version}' \
 		"linux-source-$line") with the bug detectors, in build/debug-$line" \
 		> "$RCVFIX_BUILD/$k/origin"
