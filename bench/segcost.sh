@@ -6,10 +6,10 @@
 # without SO_RCVLOWAT (at the segment's size, so that every segment makes
 # the socket readable), with no module, rcvfix loaded with nothing enabled
 # (nothing armed: what loading alone shifts) and rcvfix enabled in the
-# caller's namespace. Where MPTCP lacks the SO_RCVLOWAT wakeup fix (6.1),
-# the enabled MPTCP cells run through rcvfix's hooks of mptcp_data_ready()
-# and mptcp_poll(): a socket without SO_RCVLOWAT pays one compare in each,
-# one with it the wrappers. Every setup is measured in each of
+# caller's namespace. The enabled MPTCP cells run through rcvfix's hooks of
+# mptcp_data_ready() and mptcp_poll() (6.1: the SO_RCVLOWAT fix; 6.7+:
+# TCP's wakeup when the queue cannot grow): a socket without SO_RCVLOWAT
+# pays one compare in each, one with it the wrappers. Every setup is measured in each of
 # BENCH_COST_PASSES passes (2) to show that the figures repeat.
 #
 # Prints a table and every figure as an "@R KEY VALUE" line. Environment:

@@ -1,43 +1,42 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The SO_RCVLOWAT wakeup fix for MPTCP sockets (msk). Since Linux 6.7
- * ("mptcp: give rcvlowat some love") MPTCP wakes a reader and reports it
- * readable only once the data queued for it reaches sk_rcvlowat
- * (mptcp_epollin_ready()), grows the buffer to fit the mark
- * (mptcp_set_rcvlowat(), the MPTCP proto_ops' set_rcvlowat) and wakes a
- * reader whose mark is lowered below what is queued. Before (Debian 12's
- * 6.1), mptcp_data_ready() wakes the reader whenever in-sequence data
- * reaches the msk and mptcp_poll() reports EPOLLIN on any byte: a paced
- * sender wakes an SO_RCVLOWAT reader per packet, and poll() returns for
- * reads shorter than the mark. Where the kernel lacks it, in a namespace
- * with the fix on, rcvfix gives an msk whose reader set SO_RCVLOWAT the
- * same decisions:
+ * The SO_RCVLOWAT wakeup rule for MPTCP sockets (msk), decided as TCP
+ * decides it. TCP wakes a reader with a mark, and reports it readable,
+ * once the data queued reaches sk_rcvlowat, or the socket is under memory
+ * pressure, or the queue can no longer grow: its memory holds 7/8 of the
+ * buffer (tcp_rmem_pressure()) or the receive window is nearly closed
+ * (tcp_epollin_ready()). That last part is the net that keeps a reader
+ * whose buffer cannot hold its mark (a small SO_RCVBUF set after the
+ * mark, a mark inherited from a listener, ...) from sleeping for ever.
  *
- *  - mptcp_data_ready() is wrapped: while the kernel's own code runs, the
- *    msk's sk_data_ready (sock_def_readable(), which wakes the reader) is
- *    swapped for rcvfix_mptcp_readable(), which calls it only when the msk
- *    is ready (below). The kernel calls it with the msk's data lock held
- *    (its spinlock), where the queues can be read.
- *  - mptcp_poll() is wrapped: EPOLLIN is taken back while the msk is not
- *    ready; shutdown, hang-up and errors keep the kernel's mask.
- *  - setsockopt(SO_RCVLOWAT) on an msk does what TCP's tcp_set_rcvlowat()
- *    does: caps the mark at half the buffer's limit, wakes the reader if
- *    it is ready already, and grows an unlocked msk's buffer to twice the
- *    mark, so that the mark can be reached at all (the queue of a 6.1 msk
- *    is limited by its own sk_rcvbuf, which autotuning raises only while
- *    the reader reads).
+ * Two kernel shapes, one decision (rcvfix_mptcp_ready_locked()):
+ *  - before Linux 6.7 (Debian 12's 6.1), mptcp_data_ready() wakes the
+ *    reader whenever in-sequence data reaches the msk and mptcp_poll()
+ *    reports EPOLLIN on any byte: a paced sender wakes an SO_RCVLOWAT
+ *    reader per packet. rcvfix filters: while the kernel's
+ *    mptcp_data_ready() runs, the msk's sk_data_ready (sock_def_readable())
+ *    is swapped for rcvfix_mptcp_readable(), which wakes only a ready
+ *    msk; mptcp_poll()'s EPOLLIN is taken back while it is not ready; and
+ *    setsockopt(SO_RCVLOWAT) does what TCP's tcp_set_rcvlowat() does (caps
+ *    the mark at half the buffer's limit, wakes a ready reader, grows an
+ *    unlocked buffer to twice the mark).
+ *  - 6.7 and newer ("mptcp: give rcvlowat some love") gate both on
+ *    mptcp_epollin_ready(): the mark reached, or memory pressure, and
+ *    nothing else. A reader whose buffer cannot hold its mark is never
+ *    woken, where TCP in the same state is. rcvfix adds TCP's net: after
+ *    the kernel's mptcp_data_ready() and mptcp_set_rcvlowat(), a reader
+ *    that is ready by the net alone is woken, and mptcp_poll() reports it
+ *    readable ("native+rcvfix"). The kernel's own wakeups stay as they are.
+ * Only in a namespace with the fix on; shutdown, a socket error and a
+ * socket busy in its owner's hands (its reader runs: it sees the data
+ * anyway) always wake.
  *
- * "Ready", as 6.12's mptcp_epollin_ready() decides: some data is queued,
- * and it reaches sk_rcvlowat, or the socket's memory is under pressure.
- * One more case wakes: the msk's queue holding 7/8 of its buffer (TCP's
- * tcp_rmem_pressure()), after which a 6.1 msk stops taking data and could
- * never reach the mark. Shutdown, a socket error and a socket busy in its
- * owner's hands (its reader runs: it sees the data anyway) always wake.
- *
- * The bytes queued are the msk's ack_seq (the data sequence number after
- * the last in-sequence byte moved to it) minus the sequence number of the
- * first unread byte (the map_seq of the first skb of its receive queues:
- * the reader's msk->receive_queue, then sk_receive_queue). struct
+ * The bytes queued: on 6.7+, the msk's bytes_received minus its
+ * bytes_consumed (the kernel's mptcp_data_avail()); before, its ack_seq
+ * (the data sequence number after the last in-sequence byte moved to it)
+ * minus the map_seq of the first skb of its receive queues (the reader's
+ * msk->receive_queue, then sk_receive_queue). The window left is the
+ * right edge last advertised (rcv_wnd_sent) minus ack_seq. struct
  * mptcp_sock and struct mptcp_skb_cb are private to net/mptcp: their
  * layout is read from the running kernel's BTF (btf_layout.c) and checked
  * against this module's own view of struct sock. Where it cannot be read
@@ -45,7 +44,8 @@
  * and MPTCP keeps the kernel's behaviour.
  *
  * Sockets that never set SO_RCVLOWAT (sk_rcvlowat 1) pay one compare per
- * mptcp_data_ready() and per mptcp_poll() in an armed kernel.
+ * mptcp_data_ready() and per mptcp_poll() in an armed kernel (the
+ * ftrace callback's cost: docs/benchmarks.md, segcost).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -63,6 +63,7 @@
 #include <net/proto_memory.h>	/* sk_under_memory_pressure() since 6.11 */
 #endif
 #include <net/sock.h>
+#include <net/tcp.h>
 #include <net/tcp_states.h>
 
 #include "btf_layout.h"
@@ -76,6 +77,7 @@ enum rcvfix_mptcp_lowat_kind {
 	RCVFIX_MPTCP_LOWAT_NATIVE,	/* the kernel has the fix */
 	RCVFIX_MPTCP_LOWAT_KERNEL,	/* lacks it; rcvfix cannot be sure */
 	RCVFIX_MPTCP_LOWAT_RCVFIX,	/* lacks it; rcvfix fixes it */
+	RCVFIX_MPTCP_LOWAT_NET,		/* has it; rcvfix adds TCP's net */
 };
 
 static const char *const rcvfix_mptcp_lowat_words[] = {
@@ -84,52 +86,76 @@ static const char *const rcvfix_mptcp_lowat_words[] = {
 	[RCVFIX_MPTCP_LOWAT_NATIVE] = "native",
 	[RCVFIX_MPTCP_LOWAT_KERNEL] = "kernel",
 	[RCVFIX_MPTCP_LOWAT_RCVFIX] = "rcvfix",
+	[RCVFIX_MPTCP_LOWAT_NET] = "native+rcvfix",
 };
 
 static enum rcvfix_mptcp_lowat_kind rcvfix_mptcp_lowat_kind;
 bool rcvfix_mptcp_lowat_fixing;
 
 /* Where the private fields are, from BTF; set once at load. */
-static u32 rcvfix_msk_ack_seq, rcvfix_msk_receive_queue, rcvfix_skb_map_seq;
+static u32 rcvfix_msk_ack_seq, rcvfix_msk_rcv_wnd_sent;
+/* 6.7+: what the kernel's mptcp_data_avail() reads */
+static u32 rcvfix_msk_bytes_received, rcvfix_msk_bytes_consumed;
+/* before: the first unread byte */
+static u32 rcvfix_msk_receive_queue, rcvfix_skb_map_seq;
+/* Does the kernel gate wakeups on the mark itself (6.7+)? */
+static bool rcvfix_mptcp_lowat_native;
 
 /* sock_def_readable(), the msk's sk_data_ready, as the kernel set it. */
 static void (*rcvfix_def_readable)(struct sock *sk);
 /* The kernel's functions, called by their wrappers here. */
 static void (*rcvfix_mptcp_data_ready_fn)(struct sock *sk, struct sock *ssk);
+static int (*rcvfix_mptcp_set_rcvlowat_fn)(struct sock *sk, int val);
 static __poll_t (*rcvfix_mptcp_poll_fn)(struct file *file,
 					struct socket *sock,
 					struct poll_table_struct *wait);
 
-/* Reads the layout; false (with the reason logged) if unsure. */
+/* Reads the layout of this kernel's shape; false (reason logged) if unsure. */
 static bool rcvfix_mptcp_lowat_layout(void)
 {
 	struct rcvfix_btf_field f[] = {
 		{ "mptcp_sock", "sk", sizeof(struct inet_connection_sock) },
 		{ "mptcp_sock", "ack_seq", sizeof(u64) },
+		{ "mptcp_sock", "rcv_wnd_sent", sizeof(atomic64_t) },
+		{ "mptcp_sock", "bytes_received", sizeof(u64) },
+		{ "mptcp_sock", "bytes_consumed", sizeof(u64) },
+	};
+	struct rcvfix_btf_field queue[] = {
 		{ "mptcp_sock", "receive_queue", sizeof(struct sk_buff_head) },
 		{ "mptcp_skb_cb", "map_seq", sizeof(u64) },
 	};
+	/* the queued bytes: two counters on 6.7+, the queues before */
+	unsigned int n = rcvfix_mptcp_lowat_native ? ARRAY_SIZE(f) : 3;
 	char why[160] = "";
 
-	if (rcvfix_btf_find_fields(f, ARRAY_SIZE(f), why, sizeof(why)))
+	if (rcvfix_btf_find_fields(f, n, why, sizeof(why)))
+		goto unsure;
+	if (!rcvfix_mptcp_lowat_native &&
+	    rcvfix_btf_find_fields(queue, ARRAY_SIZE(queue), why, sizeof(why)))
 		goto unsure;
 	if (f[0].offset) {
 		snprintf(why, sizeof(why), "mptcp_sock.sk is at %u, not 0",
 			 f[0].offset);
 		goto unsure;
 	}
-	if (f[3].type_size > sizeof_field(struct sk_buff, cb)) {
+	if (!rcvfix_mptcp_lowat_native &&
+	    queue[1].type_size > sizeof_field(struct sk_buff, cb)) {
 		snprintf(why, sizeof(why), "mptcp_skb_cb is %u bytes, larger than skb->cb",
-			 f[3].type_size);
+			 queue[1].type_size);
 		goto unsure;
 	}
 	rcvfix_msk_ack_seq = f[1].offset;
-	rcvfix_msk_receive_queue = f[2].offset;
-	rcvfix_skb_map_seq = f[3].offset;
+	rcvfix_msk_rcv_wnd_sent = f[2].offset;
+	rcvfix_msk_bytes_received = f[3].offset;
+	rcvfix_msk_bytes_consumed = f[4].offset;
+	rcvfix_msk_receive_queue = queue[0].offset;
+	rcvfix_skb_map_seq = queue[1].offset;
 	return true;
 unsure:
-	pr_info("MPTCP lacks the SO_RCVLOWAT wakeup fix and rcvfix leaves it so: %s\n",
-		why);
+	pr_info("%s and rcvfix leaves it so: %s\n",
+		rcvfix_mptcp_lowat_native ?
+		"MPTCP's SO_RCVLOWAT rule lacks TCP's wakeup when the queue cannot grow" :
+		"MPTCP lacks the SO_RCVLOWAT wakeup fix", why);
 	return false;
 }
 
@@ -144,12 +170,13 @@ static bool rcvfix_is_def_readable(void (*fn)(struct sock *sk))
 }
 
 /**
- * rcvfix_mptcp_lowat_detect - does this kernel's MPTCP need the fix?
+ * rcvfix_mptcp_lowat_detect - what does this kernel's MPTCP need?
  *
  * An MPTCP socket of the kernel's own answers: its proto_ops have a
- * set_rcvlowat operation exactly where MPTCP has the fix (6.7+), and its
- * sk_data_ready is the function the wrapper swaps. At load, before the
- * hooks are resolved.
+ * set_rcvlowat operation exactly where MPTCP gates wakeups on the mark
+ * (6.7+: rcvfix adds TCP's net), and before, its sk_data_ready is the
+ * function the wrapper swaps (rcvfix filters). At load, before the hooks
+ * are resolved.
  */
 void rcvfix_mptcp_lowat_detect(void)
 {
@@ -169,7 +196,9 @@ void rcvfix_mptcp_lowat_detect(void)
 		return;
 	}
 	if (READ_ONCE(sock->ops)->set_rcvlowat) {
-		kind = RCVFIX_MPTCP_LOWAT_NATIVE;
+		rcvfix_mptcp_lowat_native = true;
+		kind = rcvfix_mptcp_lowat_layout() ? RCVFIX_MPTCP_LOWAT_NET :
+						     RCVFIX_MPTCP_LOWAT_NATIVE;
 	} else if (!rcvfix_is_def_readable(sock->sk->sk_data_ready)) {
 		pr_info("MPTCP lacks the SO_RCVLOWAT wakeup fix and rcvfix leaves it so: its sockets' sk_data_ready is not sock_def_readable\n");
 	} else {
@@ -190,23 +219,40 @@ bool rcvfix_mptcp_lowat_mptcp_exists(void)
 /* Should targets.c resolve (and redirect) the functions of the fix? */
 bool rcvfix_mptcp_lowat_wanted(void)
 {
-	return rcvfix_mptcp_lowat_kind == RCVFIX_MPTCP_LOWAT_RCVFIX;
+	return rcvfix_mptcp_lowat_kind == RCVFIX_MPTCP_LOWAT_RCVFIX ||
+	       rcvfix_mptcp_lowat_kind == RCVFIX_MPTCP_LOWAT_NET;
+}
+
+/* Does the fix also need mptcp_set_rcvlowat() (the kernel's, 6.7+)? */
+bool rcvfix_mptcp_lowat_wants_set_rcvlowat(void)
+{
+	return rcvfix_mptcp_lowat_native;
 }
 
 /* A function the fix needs cannot be hooked: leave MPTCP to the kernel. */
 void rcvfix_mptcp_lowat_unavailable(const char *func, int err)
 {
-	rcvfix_mptcp_lowat_kind = RCVFIX_MPTCP_LOWAT_KERNEL;
-	pr_info("MPTCP lacks the SO_RCVLOWAT wakeup fix and rcvfix leaves it so: cannot hook %s (%d)\n",
-		func, err);
+	rcvfix_mptcp_lowat_kind = rcvfix_mptcp_lowat_native ?
+				  RCVFIX_MPTCP_LOWAT_NATIVE :
+				  RCVFIX_MPTCP_LOWAT_KERNEL;
+	pr_info("%s and rcvfix leaves it so: cannot hook %s (%d)\n",
+		rcvfix_mptcp_lowat_native ?
+		"MPTCP's SO_RCVLOWAT rule lacks TCP's wakeup when the queue cannot grow" :
+		"MPTCP lacks the SO_RCVLOWAT wakeup fix", func, err);
 }
 
-/* Both functions are resolved: the fix is on. Before any arming. */
+/*
+ * The functions are resolved: the fix is on. Before any arming.
+ * @set_rcvlowat is NULL before 6.7 (rcvfix then sets the option itself).
+ */
 void rcvfix_mptcp_lowat_hooked(const struct rcvfix_hook *data_ready,
-			       const struct rcvfix_hook *poll)
+			       const struct rcvfix_hook *poll,
+			       const struct rcvfix_hook *set_rcvlowat)
 {
 	rcvfix_mptcp_data_ready_fn = (void *)data_ready->func;
 	rcvfix_mptcp_poll_fn = (void *)poll->func;
+	if (set_rcvlowat)
+		rcvfix_mptcp_set_rcvlowat_fn = (void *)set_rcvlowat->func;
 	rcvfix_mptcp_lowat_fixing = true;
 }
 
@@ -220,14 +266,18 @@ const char *rcvfix_mptcp_lowat_state(void)
  * Bytes queued for the reader of @msk. The caller holds the msk's data
  * lock (sk_lock.slock), which every move of data into sk_receive_queue
  * holds, and either owns the msk or saw that nobody does: only an owner
- * takes skbs off msk->receive_queue.
+ * takes skbs off msk->receive_queue. The counters of 6.7+ need no lock.
  */
 static u64 rcvfix_mptcp_avail(struct sock *msk)
 {
 	struct sk_buff_head *rq = (void *)msk + rcvfix_msk_receive_queue;
-	struct sk_buff *skb = skb_peek(rq);
 	u64 ack_seq = READ_ONCE(*(u64 *)((void *)msk + rcvfix_msk_ack_seq));
+	struct sk_buff *skb;
 
+	if (rcvfix_mptcp_lowat_native)
+		return READ_ONCE(*(u64 *)((void *)msk + rcvfix_msk_bytes_received)) -
+		       READ_ONCE(*(u64 *)((void *)msk + rcvfix_msk_bytes_consumed));
+	skb = skb_peek(rq);
 	if (!skb)
 		skb = skb_peek(&msk->sk_receive_queue);
 	if (!skb)
@@ -235,19 +285,51 @@ static u64 rcvfix_mptcp_avail(struct sock *msk)
 	return ack_seq - *(u64 *)(skb->cb + rcvfix_skb_map_seq);
 }
 
+/*
+ * TCP's net (tcp_epollin_ready()): can the data queued for @msk no longer
+ * grow? Its memory holds 7/8 of its buffer (tcp_rmem_pressure()), or the
+ * window it advertised is closed: TCP wakes at a window of one MSS or
+ * less, but an msk has no receive MSS of its own, so rcvfix takes the
+ * smallest (TCP_MIN_MSS); a peer with less than a segment of window left
+ * fills it with its window probes, and the memory test above then holds.
+ */
+static bool rcvfix_mptcp_cannot_grow(struct sock *msk)
+{
+	atomic64_t *wnd = (void *)msk + rcvfix_msk_rcv_wnd_sent;
+	u64 ack_seq = READ_ONCE(*(u64 *)((void *)msk + rcvfix_msk_ack_seq));
+	int rcvbuf = READ_ONCE(msk->sk_rcvbuf);
+
+	return atomic_read(&msk->sk_rmem_alloc) > rcvbuf - (rcvbuf >> 3) ||
+	       (s64)(atomic64_read(wnd) - ack_seq) < TCP_MIN_MSS;
+}
+
+/* Is @msk ready for its reader by the mark alone (the kernel's 6.7+ rule)? */
+static bool rcvfix_mptcp_mark_reached(struct sock *msk, u64 avail)
+{
+	return avail >= (u64)READ_ONCE(msk->sk_rcvlowat) ||
+	       sk_under_memory_pressure(msk);
+}
+
 /* Is @msk ready for its reader (see the top)? Locked as above. */
 static bool rcvfix_mptcp_ready_locked(struct sock *msk)
 {
 	u64 avail = rcvfix_mptcp_avail(msk);
-	int rcvbuf;
 
-	if (!avail)
-		return false;
-	if (avail >= (u64)READ_ONCE(msk->sk_rcvlowat) ||
-	    sk_under_memory_pressure(msk))
-		return true;
-	rcvbuf = READ_ONCE(msk->sk_rcvbuf);
-	return atomic_read(&msk->sk_rmem_alloc) > rcvbuf - (rcvbuf >> 3);
+	return avail && (rcvfix_mptcp_mark_reached(msk, avail) ||
+			 rcvfix_mptcp_cannot_grow(msk));
+}
+
+/*
+ * 6.7+: is @msk ready by TCP's net alone, so that the kernel, which
+ * decides by the mark alone, did not wake its reader? Needs no lock: it
+ * reads counters and atomics only, as the kernel's mptcp_epollin_ready().
+ */
+static bool rcvfix_mptcp_ready_by_net(struct sock *msk)
+{
+	u64 avail = rcvfix_mptcp_avail(msk);
+
+	return avail && !rcvfix_mptcp_mark_reached(msk, avail) &&
+	       rcvfix_mptcp_cannot_grow(msk);
 }
 
 /* The msk whose mptcp_data_ready() this CPU runs in the wrapper, if any. */
@@ -310,6 +392,18 @@ static void rcvfix_mptcp_data_ready(struct sock *msk, struct sock *ssk)
 }
 
 /*
+ * 6.7+: the kernel's mptcp_data_ready() wakes a reader whose mark is
+ * reached; one that is ready by TCP's net alone is woken here, after it.
+ */
+static void rcvfix_mptcp_data_ready_net(struct sock *msk, struct sock *ssk)
+{
+	rcvfix_mptcp_data_ready_fn(msk, ssk);
+	if (rcvfix_mptcp_ready_by_net(msk))
+		msk->sk_data_ready(msk);
+	rcvfix_hook_done();
+}
+
+/*
  * The entry callback of mptcp_data_ready(msk, ssk), hooked only where the
  * fix is on: an msk whose reader set a mark (sk_rcvlowat above 1) is sent
  * to the wrapper; every other one pays one compare. Another concurrent
@@ -327,23 +421,41 @@ void notrace rcvfix_mptcp_lowat_entry_data_ready(unsigned long ip,
 	    !rcvfix_mptcp_lowat_fixing || rcvfix_hook_from_us(parent_ip) ||
 	    !rcvfix_net_enabled(sock_net(msk)))
 		return;
-	rcvfix_hook_redirect(fregs, rcvfix_mptcp_data_ready);
+	rcvfix_hook_redirect(fregs, rcvfix_mptcp_lowat_native ?
+				    (void *)rcvfix_mptcp_data_ready_net :
+				    (void *)rcvfix_mptcp_data_ready);
 }
 
+/*
+ * Readable exactly when the reader would be woken: before 6.7 EPOLLIN is
+ * taken back from an msk that is not ready, on 6.7+ it is added to one
+ * that is ready by TCP's net alone. A listener, shutdown, hang-up and
+ * errors keep the kernel's mask.
+ */
 static __poll_t rcvfix_mptcp_poll(struct file *file, struct socket *sock,
 				  struct poll_table_struct *wait)
 {
 	__poll_t mask = rcvfix_mptcp_poll_fn(file, sock, wait);
+	bool in = mask & EPOLLIN;
 	struct sock *msk = sock->sk;
+	int state = inet_sk_state_load(msk);
 	bool ready;
 
-	if ((mask & EPOLLIN) && !(mask & (EPOLLRDHUP | EPOLLHUP | EPOLLERR)) &&
-	    inet_sk_state_load(msk) != TCP_LISTEN) {
-		spin_lock_bh(&msk->sk_lock.slock);
-		ready = sock_owned_by_user_nocheck(msk) ||
-			rcvfix_mptcp_ready_locked(msk);
-		spin_unlock_bh(&msk->sk_lock.slock);
-		if (!ready)
+	if (in != rcvfix_mptcp_lowat_native &&
+	    !(mask & (EPOLLRDHUP | EPOLLHUP | EPOLLERR)) &&
+	    state != TCP_LISTEN && state != TCP_SYN_SENT &&
+	    state != TCP_SYN_RECV) {
+		if (rcvfix_mptcp_lowat_native) {
+			ready = rcvfix_mptcp_ready_by_net(msk);
+		} else {
+			spin_lock_bh(&msk->sk_lock.slock);
+			ready = sock_owned_by_user_nocheck(msk) ||
+				rcvfix_mptcp_ready_locked(msk);
+			spin_unlock_bh(&msk->sk_lock.slock);
+		}
+		if (ready)
+			mask |= EPOLLIN | EPOLLRDNORM;
+		else
 			mask &= ~(EPOLLIN | EPOLLRDNORM);
 	}
 	rcvfix_hook_done();
@@ -364,6 +476,36 @@ void notrace rcvfix_mptcp_lowat_entry_poll(unsigned long ip,
 	    !rcvfix_net_enabled(sock_net(msk)))
 		return;
 	rcvfix_hook_redirect(fregs, rcvfix_mptcp_poll);
+}
+
+/*
+ * 6.7+: mptcp_set_rcvlowat(msk, val), which the kernel calls with the msk
+ * owned, wakes a reader whose new mark is reached; TCP's
+ * tcp_set_rcvlowat() also wakes one whose queue cannot grow.
+ */
+static int rcvfix_mptcp_set_rcvlowat_net(struct sock *msk, int val)
+{
+	int ret = rcvfix_mptcp_set_rcvlowat_fn(msk, val);
+
+	if (!ret && rcvfix_mptcp_ready_by_net(msk))
+		msk->sk_data_ready(msk);
+	rcvfix_hook_done();
+	return ret;
+}
+
+/* mptcp_set_rcvlowat(sk, val), 6.7+: only for an msk (BPF may pass a TCP sk). */
+void notrace rcvfix_mptcp_lowat_entry_set_rcvlowat(unsigned long ip,
+						   unsigned long parent_ip,
+						   struct ftrace_ops *ops,
+						   struct ftrace_regs *fregs)
+{
+	struct sock *msk = (struct sock *)rcvfix_fregs_arg(fregs, 0);
+
+	if (msk->sk_protocol != IPPROTO_MPTCP || !rcvfix_mptcp_lowat_fixing ||
+	    rcvfix_hook_from_us(parent_ip) ||
+	    !rcvfix_net_enabled(sock_net(msk)))
+		return;
+	rcvfix_hook_redirect(fregs, rcvfix_mptcp_set_rcvlowat_net);
 }
 
 /*
@@ -424,15 +566,17 @@ static int rcvfix_mptcp_setsockopt(struct rcvfix_setsockopt_obj *obj,
 
 /*
  * From the SOL_SOCKET setsockopt entry callback (rcvbuf.c) for
- * SO_RCVLOWAT: an msk of a kernel without the fix, set from user space
+ * SO_RCVLOWAT: an msk of a kernel without the fix (6.7+ has its own
+ * set_rcvlowat, wrapped above), set from user space
  * (MPTCP sends its SOL_SOCKET options there; a BPF program never sets an
  * msk's options), in a namespace with the fix on.
  */
 void rcvfix_mptcp_lowat_setsockopt_entry(struct ftrace_regs *fregs,
 					 struct sock *sk)
 {
-	if (!rcvfix_mptcp_lowat_fixing || sk->sk_protocol != IPPROTO_MPTCP ||
-	    has_current_bpf_ctx() || !rcvfix_net_enabled(sock_net(sk)))
+	if (!rcvfix_mptcp_lowat_fixing || rcvfix_mptcp_lowat_native ||
+	    sk->sk_protocol != IPPROTO_MPTCP || has_current_bpf_ctx() ||
+	    !rcvfix_net_enabled(sock_net(sk)))
 		return;
 	rcvfix_hook_redirect(fregs, rcvfix_mptcp_setsockopt);
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The SO_RCVLOWAT wakeup fix for MPTCP sockets, on kernels whose MPTCP
- * wakes and reports readable on any byte (before Linux 6.7).
+ * The SO_RCVLOWAT wakeup rule for MPTCP sockets, decided as TCP decides
+ * it: on kernels whose MPTCP wakes on any byte (before Linux 6.7), and on
+ * those whose rule lacks TCP's wakeup when the queue cannot grow.
  */
 #ifndef _RCVFIX_MPTCP_LOWAT_H
 #define _RCVFIX_MPTCP_LOWAT_H
@@ -12,15 +13,18 @@
 struct rcvfix_hook;
 struct sock;
 
-/* The function whose result rcvfix filters (see mptcp_lowat.c). */
+/* The functions whose results rcvfix filters (see mptcp_lowat.c). */
 #define RCVFIX_MPTCP_POLL "mptcp_poll"
+#define RCVFIX_MPTCP_SET_RCVLOWAT "mptcp_set_rcvlowat"	/* 6.7+ */
 
 void rcvfix_mptcp_lowat_detect(void);
 bool rcvfix_mptcp_lowat_mptcp_exists(void);
 bool rcvfix_mptcp_lowat_wanted(void);
+bool rcvfix_mptcp_lowat_wants_set_rcvlowat(void);
 void rcvfix_mptcp_lowat_unavailable(const char *func, int err);
 void rcvfix_mptcp_lowat_hooked(const struct rcvfix_hook *data_ready,
-			       const struct rcvfix_hook *poll);
+			       const struct rcvfix_hook *poll,
+			       const struct rcvfix_hook *set_rcvlowat);
 const char *rcvfix_mptcp_lowat_state(void);
 
 void rcvfix_mptcp_lowat_entry_data_ready(unsigned long ip,
@@ -30,6 +34,10 @@ void rcvfix_mptcp_lowat_entry_data_ready(unsigned long ip,
 void rcvfix_mptcp_lowat_entry_poll(unsigned long ip, unsigned long parent_ip,
 				   struct ftrace_ops *ops,
 				   struct ftrace_regs *fregs);
+void rcvfix_mptcp_lowat_entry_set_rcvlowat(unsigned long ip,
+					   unsigned long parent_ip,
+					   struct ftrace_ops *ops,
+					   struct ftrace_regs *fregs);
 void rcvfix_mptcp_lowat_setsockopt_entry(struct ftrace_regs *fregs,
 					 struct sock *sk);
 

@@ -37,21 +37,28 @@ static struct rcvfix_hook rcvfix_candidate_hooks[] = {
 	{ .name = "sock_set_rcvbuf", .entry = rcvfix_entry_sock_set_rcvbuf },
 	RCVFIX_BPF_LEGACY_HOOK_SOCK_OPS
 	RCVFIX_BPF_LEGACY_HOOK_SOCK_ADDR
-	/* The last four: MPTCP's subflows (mptcp.c), and SO_RCVLOWAT. */
+	/* The rest: MPTCP's subflows (mptcp.c), and SO_RCVLOWAT. */
 	{ .name = RCVFIX_MPTCP_CONNECT,
 	  .entry = rcvfix_mptcp_entry_finish_connect,
 	  .optional = true, .observe = true },
 	{ .name = RCVFIX_MPTCP_LISTEN, .entry = rcvfix_mptcp_entry_listen,
 	  .optional = true, .observe = true },
-	/* These two only where MPTCP lacks the SO_RCVLOWAT fix. */
+	/*
+	 * MPTCP's SO_RCVLOWAT rule as TCP's (mptcp_lowat.c): the first two
+	 * where the fix is on, the third only where the kernel has its own
+	 * rule (6.7+), to which rcvfix adds TCP's net.
+	 */
 	{ .name = RCVFIX_MPTCP_DATA_READY,
 	  .entry = rcvfix_mptcp_lowat_entry_data_ready, .optional = true },
 	{ .name = RCVFIX_MPTCP_POLL,
 	  .entry = rcvfix_mptcp_lowat_entry_poll, .optional = true },
+	{ .name = RCVFIX_MPTCP_SET_RCVLOWAT,
+	  .entry = rcvfix_mptcp_lowat_entry_set_rcvlowat, .optional = true },
 };
 
 #define RCVFIX_HOOK_MPTCP_SYNC 0
-#define RCVFIX_HOOK_POLL (ARRAY_SIZE(rcvfix_candidate_hooks) - 1)
+#define RCVFIX_HOOK_SET_RCVLOWAT (ARRAY_SIZE(rcvfix_candidate_hooks) - 1)
+#define RCVFIX_HOOK_POLL (RCVFIX_HOOK_SET_RCVLOWAT - 1)
 #define RCVFIX_HOOK_DATA_READY (RCVFIX_HOOK_POLL - 1)
 #define RCVFIX_HOOK_LISTEN (RCVFIX_HOOK_DATA_READY - 1)
 #define RCVFIX_HOOK_CONNECT (RCVFIX_HOOK_LISTEN - 1)
@@ -64,34 +71,33 @@ static unsigned int rcvfix_nr_hooks;
 static char rcvfix_targets[256];
 
 /*
- * The two functions of MPTCP's SO_RCVLOWAT fix (mptcp_lowat.c), resolved
- * first: both or neither. Their wrappers call them: they need their entry.
+ * The functions of MPTCP's SO_RCVLOWAT fix (mptcp_lowat.c), resolved
+ * first: all or none. Their wrappers call them: they need their entry.
  */
 static bool rcvfix_targets_lowat(void)
 {
-	struct rcvfix_hook *data_ready, *poll;
+	struct rcvfix_hook *lowat[] = {
+		&rcvfix_candidate_hooks[RCVFIX_HOOK_DATA_READY],
+		&rcvfix_candidate_hooks[RCVFIX_HOOK_POLL],
+		&rcvfix_candidate_hooks[RCVFIX_HOOK_SET_RCVLOWAT],
+	};
+	unsigned int i, n = ARRAY_SIZE(lowat);
 	int ret;
 
 	if (!rcvfix_mptcp_lowat_wanted())
 		return false;
-	data_ready = &rcvfix_candidate_hooks[RCVFIX_HOOK_DATA_READY];
-	poll = &rcvfix_candidate_hooks[RCVFIX_HOOK_POLL];
-	ret = rcvfix_hook_resolve(data_ready);
-	if (ret) {
-		rcvfix_mptcp_lowat_unavailable(data_ready->name, ret);
-		return false;
+	if (!rcvfix_mptcp_lowat_wants_set_rcvlowat())
+		n--;
+	for (i = 0; i < n; i++) {
+		ret = rcvfix_hook_resolve(lowat[i]);
+		if (!ret && rcvfix_hook_find_entry(lowat[i]))
+			ret = -ENOENT;
+		if (ret) {
+			rcvfix_mptcp_lowat_unavailable(lowat[i]->name, ret);
+			return false;
+		}
 	}
-	ret = rcvfix_hook_resolve(poll);
-	if (ret) {
-		rcvfix_mptcp_lowat_unavailable(poll->name, ret);
-		return false;
-	}
-	if (rcvfix_hook_find_entry(data_ready) ||
-	    rcvfix_hook_find_entry(poll)) {
-		rcvfix_mptcp_lowat_unavailable(data_ready->name, -ENOENT);
-		return false;
-	}
-	rcvfix_mptcp_lowat_hooked(data_ready, poll);
+	rcvfix_mptcp_lowat_hooked(lowat[0], lowat[1], n > 2 ? lowat[2] : NULL);
 	return true;
 }
 
@@ -101,6 +107,7 @@ int rcvfix_targets_init(void)
 	bool mptcp = rcvfix_mptcp_lowat_mptcp_exists() &&
 		     rcvfix_mptcp_rcvbuf_init();
 	bool lowat = rcvfix_targets_lowat();
+	bool set_rcvlowat = lowat && rcvfix_mptcp_lowat_wants_set_rcvlowat();
 	struct rcvfix_hook *hook;
 	unsigned int i, n = 0;
 	int ret;
@@ -111,8 +118,10 @@ int rcvfix_targets_init(void)
 			       i == RCVFIX_HOOK_CONNECT ||
 			       i == RCVFIX_HOOK_LISTEN))
 			continue;
-		if (i == RCVFIX_HOOK_DATA_READY || i == RCVFIX_HOOK_POLL) {
-			if (!lowat)
+		if (i == RCVFIX_HOOK_DATA_READY || i == RCVFIX_HOOK_POLL ||
+		    i == RCVFIX_HOOK_SET_RCVLOWAT) {
+			if (!lowat ||
+			    (i == RCVFIX_HOOK_SET_RCVLOWAT && !set_rcvlowat))
 				continue;
 			ret = 0;	/* resolved by rcvfix_targets_lowat() */
 		} else {

@@ -299,9 +299,13 @@ for f in subflow_finish_connect __inet_listen_sk; do
 	[[ -z $mptcp ]] || ! grep -qx "$f" <<< "$traceable" ||
 		want_targets+=",$f"
 done
-# Where rcvfix fixes MPTCP's SO_RCVLOWAT wakeups (before 6.7), these two.
-[[ $(rcvfix_status rcvlowat_wakeup) != *mptcp:rcvfix ]] ||
-	want_targets+=",mptcp_data_ready,mptcp_poll"
+# Where rcvfix fixes MPTCP's SO_RCVLOWAT wakeups (before 6.7), these two;
+# where it adds TCP's net to the kernel's own rule (6.7+), a third.
+case $(rcvfix_status rcvlowat_wakeup) in
+*mptcp:rcvfix) want_targets+=",mptcp_data_ready,mptcp_poll" ;;
+*mptcp:native+rcvfix)
+	want_targets+=",mptcp_data_ready,mptcp_poll,mptcp_set_rcvlowat" ;;
+esac
 echo "# strategy on $(uname -r): $(rcvfix_status strategy) ($(rcvfix_status targets))"
 check_eq "/proc/net/rcvfix: strategy for this kernel" "$want_strategy" \
 	"$(rcvfix_status strategy)"

@@ -11,8 +11,10 @@
 # Before Linux 6.7 MPTCP had none of it (6.1: woken and readable on any
 # byte); rcvfix reports "mptcp:rcvfix" there and fixes it where enabled,
 # and the disabled cells show the kernel's own per-packet wakeups. On 6.12
-# and newer it is "mptcp:native" and every cell holds either way. A kernel
-# without MPTCP (Debian's 5.10) reports "mptcp:none" and runs the TCP cells.
+# and newer the kernel has the rule and rcvfix adds TCP's wakeup when the
+# queue cannot grow (test 42): "mptcp:native+rcvfix", and every cell holds
+# either way. A kernel without MPTCP (Debian's 5.10) reports "mptcp:none"
+# and runs the TCP cells.
 # About 60 s on 6.1 under emulation.
 source "$RCVFIX_REPO/tests/guest/lib.sh"
 need "$RCVFIX_KO" "$RCVFIX_BIN/lowat"
@@ -28,20 +30,24 @@ mptcp=${state#*mptcp:}
 # Debian's 5.10 is built without MPTCP: there only TCP is measured.
 protos="tcp mptcp"
 if "$RCVFIX_BIN/sockopt" -p mptcp get > /dev/null 2>&1; then
-	check "/proc/net/rcvfix: rcvlowat_wakeup tcp:native,mptcp:native|rcvfix" \
-		grep -qxE 'tcp:native,mptcp:(native|rcvfix)' <<< "$state"
+	check "/proc/net/rcvfix: rcvlowat_wakeup tcp:native,mptcp:native+rcvfix|rcvfix" \
+		grep -qxE 'tcp:native,mptcp:(native\+rcvfix|rcvfix)' <<< "$state"
 else
 	check_eq "/proc/net/rcvfix: rcvlowat_wakeup without MPTCP sockets" \
 		tcp:native,mptcp:none "$state"
 	protos=tcp
 fi
 
-# Where rcvfix fixes MPTCP it reads struct mptcp_sock's layout from the
-# kernel's BTF: an unreadable one leaves MPTCP to the kernel, says why in
+# Where rcvfix fixes MPTCP (6.1) or adds TCP's net to its rule (6.7+) it
+# reads struct mptcp_sock's layout from the kernel's BTF: an unreadable one
+# leaves MPTCP to the kernel (mptcp:kernel, or mptcp:native), says why in
 # one line, and the rest of rcvfix loads (a file of another kind, then a
 # truncated copy, bind-mounted over /sys/kernel/btf/vmlinux).
-if [[ $mptcp == rcvfix ]]; then
+if [[ $mptcp == rcvfix || $mptcp == native+rcvfix ]]; then
 	btf=/sys/kernel/btf/vmlinux fake=/tmp/rcvfix-btf41-$$
+	left=kernel why='MPTCP lacks the SO_RCVLOWAT wakeup fix'
+	[[ $mptcp == rcvfix ]] || left=native \
+		why="MPTCP's SO_RCVLOWAT rule lacks TCP's wakeup when the queue cannot grow"
 	for kind in other truncated; do
 		if [[ $kind == other ]]; then
 			head -c 65536 /dev/zero > "$fake"
@@ -57,20 +63,21 @@ if [[ $mptcp == rcvfix ]]; then
 		umount "$btf"
 		check_eq "BTF $kind: rcvfix loads" 0 $r
 		check_eq "BTF $kind: MPTCP left to the kernel" \
-			tcp:native,mptcp:kernel "$(rcvfix_status rcvlowat_wakeup)"
+			tcp:native,mptcp:$left "$(rcvfix_status rcvlowat_wakeup)"
 		check "BTF $kind: mptcp_poll not hooked" \
 			grep -qv mptcp_poll <<< "$(rcvfix_status targets)"
-		why=$(dmesg_since_mark "btf $kind" | grep 'rcvfix leaves it so')
-		echo "# BTF $kind: ${why#*] }"
+		line=$(dmesg_since_mark "btf $kind" | grep 'rcvfix leaves it so')
+		echo "# BTF $kind: ${line#*] }"
 		check "BTF $kind: one log line says why" \
-			grep -q 'MPTCP lacks the SO_RCVLOWAT wakeup fix and rcvfix leaves it so: .*/sys/kernel/btf/vmlinux' \
-			<<< "$why"
+			grep -qF "$why and rcvfix leaves it so: " <<< "$line"
+		check "BTF $kind: ... naming the BTF file" \
+			grep -q '/sys/kernel/btf/vmlinux' <<< "$line"
 	done
 	rm -f "$fake"
 	rcvfix_unload
 	rcvfix_load || { fail "load rcvfix again"; done_testing; }
-	check_eq "BTF readable again: rcvfix fixes MPTCP" tcp:native,mptcp:rcvfix \
-		"$(rcvfix_status rcvlowat_wakeup)"
+	check_eq "BTF readable again: rcvfix in force for MPTCP" \
+		"tcp:native,mptcp:$mptcp" "$(rcvfix_status rcvlowat_wakeup)"
 fi
 
 snd=$(netns_new lwa)	# sender
