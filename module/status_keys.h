@@ -89,9 +89,7 @@ static const struct rcvfix_status_key rcvfix_status_keys[] = {
 	{ RCVFIX_KEY_LAST_ARM_ERROR, RCVFIX_SCOPE_MODULE, RCVFIX_TYPE_TEXT,
 	  "ERRNO:FUNCTION:OWNER of the last failed arm, or none" },
 	{ RCVFIX_KEY_RCVLOWAT_WAKEUP, RCVFIX_SCOPE_MODULE, RCVFIX_TYPE_TEXT,
-	  "SO_RCVLOWAT wakeup rule, tcp:S,mptcp:S; S native, rcvfix, "
-	  "native+rcvfix (the kernel's, and rcvfix's wakeup for a queue that cannot grow), "
-	  "kernel, none or unknown" },
+	  "SO_RCVLOWAT wakeups, tcp:S,mptcp:S; S native|rcvfix|native+rcvfix|kernel|none|unknown" },
 	{ RCVFIX_KEY_ENABLE, RCVFIX_SCOPE_NETNS, RCVFIX_TYPE_GAUGE,
 	  "net.rcvfix.enable of the namespace: 1 fixed, 0 stock behaviour" },
 	{ RCVFIX_KEY_SETS, RCVFIX_SCOPE_PATH, RCVFIX_TYPE_COUNTER,
