@@ -40,6 +40,8 @@ other=rcvfix-bench-arm
 steps=(insmod enable_first enable_other disable_other disable_last
 	enable_again cycle rmmod)
 declare -A R=() T=()
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 die() { echo "bench: error: $*" >&2; exit 2; }
 cleanup() {
@@ -50,9 +52,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-for p in "$ko" "$none_ko"; do
-	[[ -e $p ]] || die "$p missing: build it with make bench"
-done
+bench_need "$ko" "$none_ko"
 grep -q '^rcvfix ' /proc/modules && rmmod rcvfix
 ip netns add "$other" || die "cannot create a namespace"
 
@@ -149,11 +149,7 @@ done
 echo "armed right after disable_last: ${R[arming.armed_after_disable]}" \
 	"(disarm_holdoff_s=0: ${R[arming.armed_after_disable_holdoff0]})"
 
-R[meta.arming_kernel]=$(uname -r)
-R[meta.arming_date]=$(date -u '+%Y-%m-%d %H:%M UTC')
 R[meta.arming_rounds]=$rounds
 R[meta.arming_cycles]=$cycles
-for k in "${!R[@]}"; do
-	printf '@R %s %s\n' "$k" "${R[$k]}"
-done | sort
+bench_emit meta.arming_kernel meta.arming_date
 echo "bench: arming part done"

@@ -51,6 +51,8 @@ declare -A name=(
 	[bpf]="BPF cgroup/setsockopt program"
 )
 declare -A R=()
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 die() { echo "bench: error: $*" >&2; exit 2; }
 
@@ -63,9 +65,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-for p in "$sockcost" "$cap" "$bin/rcvfixctl" "$ko" "$conflict"; do
-	[[ -e $p ]] || die "$p missing: build it with make bench"
-done
+bench_need "$sockcost" "$cap" "$bin/rcvfixctl" "$ko" "$conflict"
 (($(nproc) == 1)) ||
 	echo "warning: $(nproc) CPUs: boot with -smp 1 -icount shift=0 for figures that repeat"
 
@@ -127,18 +127,12 @@ echo
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a / b }'; }
 
 # Figures of pass 1; the largest difference to the other passes.
-maxdiff=0
+bench_passes cost "$passes" "${setups[*]}" "${keys[*]}"
 for s in "${setups[@]}"; do
 	for k in "${keys[@]}"; do
-		R[cost.$s.$k.instr]=${R[cost.$s.$k.p1]}
-		for ((p = 2; p <= passes; p++)); do
-			maxdiff=$(awk -v a="${R[cost.$s.$k.p1]}" -v b="${R[cost.$s.$k.p$p]}" \
-				-v m="$maxdiff" 'BEGIN { d = a - b; if (d < 0) d = -d; print (d > m ? d : m) }')
-		done
 		R[cost.$s.$k.ratio]=$(ratio "${R[cost.$s.$k.instr]}" "${R[cost.absent.$k.instr]}")
 	done
 done
-R[cost.maxdiff]=$maxdiff
 
 echo "== setsockopt() cost, guest instructions per call (QEMU -icount shift=0), x: ratio to no module"
 printf '%-40s' "setup"
@@ -158,11 +152,6 @@ for s in "${setups[@]}"; do
 	printf '  %-40s %s\n' "${name[$s]}" "${R[hooks.$s]}"
 done
 echo
-
-target() {	# target NAME met|MISSED DETAIL
-	echo "target: $1: $2 ($3)"
-	R[target.$1]="$2: $3"
-}
 
 # Loaded with nothing enabled there is no callback: within 0.5% of no
 # module (issue 15). Armed, within 15% (issue 4).
@@ -184,13 +173,9 @@ for s in disabled elsewhere enabled; do
 done
 echo
 
-R[meta.cost_kernel]=$(uname -r)
-R[meta.cost_date]=$(date -u '+%Y-%m-%d %H:%M UTC')
 R[meta.cost_calls]=$calls
 R[meta.cost_rounds]=$rounds
 R[meta.cost_passes]=$passes
 R[meta.cost_cpus]=$(nproc)
-for k in "${!R[@]}"; do
-	printf '@R %s %s\n' "$k" "${R[$k]}"
-done | sort
+bench_emit meta.cost_kernel meta.cost_date
 echo "bench: cost part done"

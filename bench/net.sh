@@ -16,6 +16,8 @@ set -euo pipefail
 LIB_NAME=bench
 # shellcheck source-path=SCRIPTDIR source=../tools/lib/netpath.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../tools/lib/netpath.sh"
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 conns=${BENCH_CONNS:-200}
 cap=$bin/bench-rcvbuf-cap
@@ -37,16 +39,9 @@ bench_cleanup() {
 }
 trap bench_cleanup EXIT
 
-for p in "$cap" "$manyconn" "$sockcost" "$bench" "$ctl"; do
-	[[ -x $p ]] || die "$p missing: build it with make bench"
-done
+bench_need -x "$cap" "$manyconn" "$sockcost" "$bench" "$ctl"
 command -v iperf3 > /dev/null || [[ ${BENCH_IPERF:-1} == 0 ]] ||
 	die "iperf3 missing (apt-get install iperf3)"
-
-target() {	# target NAME met|MISSED DETAIL
-	echo "target: $1: $2 ($3)"
-	R[target.$1]="$2: $3"
-}
 
 # --- no probe on a per-packet path -------------------------------------------
 
@@ -290,8 +285,6 @@ for k in bulk rate; do
 done
 echo
 
-R[meta.kernel]=$(uname -r)
-R[meta.date_end]=$(date -u '+%Y-%m-%d %H:%M UTC')
 R[meta.rtt_ms]=$rtt
 R[meta.delay_ms]=$delay
 R[meta.seconds]=$secs
@@ -299,7 +292,5 @@ R[meta.runs]=$runs
 R[meta.conns]=$conns
 R[meta.tcp_rmem]=$rmem
 R[meta.rcvbuf]=$buf
-for k in "${!R[@]}"; do
-	printf '@R %s %s\n' "$k" "${R[$k]}"
-done | sort
+bench_emit meta.kernel meta.date_end
 echo "bench: network part done, $n_bad verdict(s) not as expected"

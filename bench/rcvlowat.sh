@@ -19,6 +19,8 @@ lowat=$bin/lowat
 snd=rcvfix-bench-lws rcv=rcvfix-bench-lwr
 mib=1048576
 declare -A R=()
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 die() { echo "bench: error: $*" >&2; exit 2; }
 cleanup() {
@@ -29,9 +31,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-for p in "$lowat" "$ko"; do
-	[[ -e $p ]] || die "$p missing: build it with make bench"
-done
+bench_need "$lowat" "$ko"
 insmod "$ko" || die "cannot load $ko"
 ip netns add "$snd" && ip netns add "$rcv" ||
 	die "cannot create namespaces"
@@ -96,9 +96,5 @@ for proto in tcp mptcp; do
 done
 echo
 
-R[meta.rcvlowat_kernel]=$(uname -r)
-R[meta.rcvlowat_date]=$(date -u '+%Y-%m-%d %H:%M UTC')
-for k in "${!R[@]}"; do
-	printf '@R %s %s\n' "$k" "${R[$k]}"
-done | sort
+bench_emit meta.rcvlowat_kernel meta.rcvlowat_date
 echo "bench: rcvlowat part done"

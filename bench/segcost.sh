@@ -33,6 +33,8 @@ declare -A label=([tcp]="TCP" [tcp_lowat]="TCP, SO_RCVLOWAT $size"
 	[mptcp]="MPTCP" [mptcp_lowat]="MPTCP, SO_RCVLOWAT $size")
 setups=(absent loaded enabled)
 declare -A R=()
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 die() { echo "bench: error: $*" >&2; exit 2; }
 cleanup() {
@@ -41,9 +43,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-for p in "$segcost" "$bin/rcvfixctl" "$ko"; do
-	[[ -e $p ]] || die "$p missing: build it with make bench"
-done
+bench_need "$segcost" "$bin/rcvfixctl" "$ko"
 sysctl -qw net.mptcp.enabled=1 2> /dev/null || true
 
 on() {	# on SETUP
@@ -76,17 +76,7 @@ for ((p = 1; p <= passes; p++)); do
 done
 echo
 
-maxdiff=0
-for s in "${setups[@]}"; do
-	for c in "${cells[@]}"; do
-		R[segcost.$s.$c.instr]=${R[segcost.$s.$c.p1]}
-		for ((p = 2; p <= passes; p++)); do
-			maxdiff=$(awk -v a="${R[segcost.$s.$c.p1]}" -v b="${R[segcost.$s.$c.p$p]}" \
-				-v m="$maxdiff" 'BEGIN { d = a - b; if (d < 0) d = -d; print (d > m ? d : m) }')
-		done
-	done
-done
-R[segcost.maxdiff]=$maxdiff
+bench_passes segcost "$passes" "${setups[*]}" "${cells[*]}"
 
 echo "== receive cost, guest instructions per segment (QEMU -icount shift=0)"
 echo "rcvfix: rcvlowat_wakeup ${R[segcost.rcvlowat_wakeup]}; targets ${R[segcost.targets]}"
@@ -103,9 +93,5 @@ done
 echo "passes: $passes; largest difference between passes: $maxdiff instructions per segment"
 echo
 
-R[meta.segcost_kernel]=$(uname -r)
-R[meta.segcost_date]=$(date -u '+%Y-%m-%d %H:%M UTC')
-for k in "${!R[@]}"; do
-	printf '@R %s %s\n' "$k" "${R[$k]}"
-done | sort
+bench_emit meta.segcost_kernel meta.segcost_date
 echo "bench: segcost part done"

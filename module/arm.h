@@ -3,8 +3,9 @@
  * When the redirect is armed: while at least one namespace has
  * net.rcvfix.enable = 1, and for a hold-off after the last one. Counts
  * those namespaces, arms the strategy's hooks for the first and disarms
- * them after the last, steps aside while a livepatch owns a hooked
- * function, and says whether the hooks are in force (every one armed).
+ * them after the last (held off while a livepatch owns a hooked
+ * function: livepatch.c), and says whether the hooks are in force (every
+ * one armed).
  */
 #ifndef _RCVFIX_ARM_H
 #define _RCVFIX_ARM_H

@@ -385,6 +385,25 @@ const char *rcvfix_hook_owner(struct rcvfix_hook *hook, int err)
 	}
 }
 
+/* The name of a hook error, for the log and /proc/net/rcvfix. */
+const char *rcvfix_hook_errno_name(int err)
+{
+	switch (err) {
+	case -EBUSY:
+		return "EBUSY";
+	case -EINVAL:
+		return "EINVAL";
+	case -ENODEV:
+		return "ENODEV";
+	case -ENOMEM:
+		return "ENOMEM";
+	case -ENOENT:
+		return "ENOENT";
+	default:
+		return "error";
+	}
+}
+
 /**
  * rcvfix_hook_quiesce - wait until no task executes a replacement
  *

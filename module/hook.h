@@ -33,6 +33,7 @@ int rcvfix_hooks_arm(struct rcvfix_hook *const *hooks, unsigned int n,
 		     struct rcvfix_hook *first, struct rcvfix_hook **failed);
 void rcvfix_hooks_disarm(struct rcvfix_hook *const *hooks, unsigned int n);
 const char *rcvfix_hook_owner(struct rcvfix_hook *hook, int err);
+const char *rcvfix_hook_errno_name(int err);
 void rcvfix_hook_quiesce(void);
 
 /* Tasks sent to a replacement that have not finished it yet. */

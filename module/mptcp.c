@@ -48,7 +48,7 @@
  * A locked msk (every outcome of the rule that locks, and stock) runs the
  * kernel's own code everywhere; so does every other option. Where the
  * layout cannot be read, or the sync cannot be hooked, MPTCP sockets keep
- * the kernel's code altogether (rcvfix_mptcp_rcvbuf_handled is false: the
+ * the kernel's code altogether (rcvfix_rcvbuf_scope_mptcp(false): the
  * rule does not apply to them), with one log line naming why.
  *
  * mptcp_sol_socket_sync_intval() and subflow_finish_connect() are static
@@ -73,9 +73,6 @@
 #include "mptcp.h"
 #include "netns.h"
 #include "rcvbuf.h"
-
-/* Does the rule apply to MPTCP sockets? Decided at load, never after. */
-bool rcvfix_mptcp_rcvbuf_handled;
 
 /* Where the msk's subflow list is, from BTF; set once at load. */
 static u32 rcvfix_msk_conn_list, rcvfix_subflow_node, rcvfix_subflow_tcp_sock;
@@ -106,7 +103,7 @@ bool rcvfix_mptcp_rcvbuf_init(void)
 	rcvfix_msk_conn_list = f[1].offset;
 	rcvfix_subflow_node = f[2].offset;
 	rcvfix_subflow_tcp_sock = f[3].offset;
-	rcvfix_mptcp_rcvbuf_handled = true;
+	rcvfix_rcvbuf_scope_mptcp(true);
 	return true;
 unsure:
 	rcvfix_mptcp_rcvbuf_unavailable(why);
@@ -116,7 +113,7 @@ unsure:
 /* The sync cannot be hooked, or the layout is unsure: MPTCP is stock. */
 void rcvfix_mptcp_rcvbuf_unavailable(const char *why)
 {
-	rcvfix_mptcp_rcvbuf_handled = false;
+	rcvfix_rcvbuf_scope_mptcp(false);
 	pr_info("MPTCP sockets keep the kernel's SO_RCVBUF (locked): %s\n",
 		why);
 }

@@ -15,9 +15,6 @@
 /* Where MPTCP's data reaches the msk (the SO_RCVLOWAT fix: mptcp_lowat.c) */
 #define RCVFIX_MPTCP_DATA_READY "mptcp_data_ready"
 
-/* Does the SO_RCVBUF rule apply to MPTCP sockets (set at load)? */
-extern bool rcvfix_mptcp_rcvbuf_handled;
-
 bool rcvfix_mptcp_rcvbuf_init(void);
 void rcvfix_mptcp_rcvbuf_unavailable(const char *why);
 

@@ -44,6 +44,20 @@
 #include "rule.h"
 #include "trace.h"
 
+/* MPTCP sockets are out of scope until mptcp.c can walk their subflows. */
+bool rcvfix_rcvbuf_mptcp_in_scope __read_mostly;
+
+/**
+ * rcvfix_rcvbuf_scope_mptcp - do MPTCP sockets follow the rule?
+ * @in_scope: true once their subflows can follow (mptcp.c)
+ *
+ * At load, before any hook is armed; never after.
+ */
+void rcvfix_rcvbuf_scope_mptcp(bool in_scope)
+{
+	rcvfix_rcvbuf_mptcp_in_scope = in_scope;
+}
+
 /*
  * What stock __sock_set_rcvbuf() does after it has locked the buffer, since
  * Linux 7.1: hand the new size to the protocol (TCP: the window clamp

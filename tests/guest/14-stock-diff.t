@@ -64,9 +64,7 @@ on_exit "rmdir $CG"
 insmod "$KSOCK" || skip "cannot load $KSOCK"
 on_exit "rmmod rcvfix_test_ksock"
 ns=$(netns_new diff)
-old_rmem_max=$(cat /proc/sys/net/core/rmem_max)
-on_exit "echo $old_rmem_max > /proc/sys/net/core/rmem_max"
-echo 40880000 > /proc/sys/net/core/rmem_max	# SO_RCVBUF "above" unclamped
+rmem_max_set 40880000	# SO_RCVBUF "above" unclamped
 ns_write /proc/sys/net/ipv4/tcp_rmem "$RMEM" "$ns"	# T below: both sets share it
 # A kernel built without MPTCP (Debian 11's 5.10): the matrix without its
 # MPTCP cells, and without the kernel view (it is there for the subflows,

@@ -18,9 +18,7 @@ rcvfix_unload
 a=$(netns_new wsa)	# client side
 b=$(netns_new wsb)	# server side
 veth_pair "$a" "$b" 10.99.20.1 10.99.20.2 || skip "cannot create veth pair"
-old_rmem_max=$(cat /proc/sys/net/core/rmem_max)
-on_exit "echo $old_rmem_max > /proc/sys/net/core/rmem_max"
-echo 40880000 > /proc/sys/net/core/rmem_max
+rmem_max_set 40880000
 for ns in "$a" "$b"; do ns_write /proc/sys/net/ipv4/tcp_rmem "$RMEM" "$ns"; done
 
 port=40200

@@ -15,18 +15,9 @@ source "$RCVFIX_REPO/tests/guest/lib.sh"
 need "$RCVFIX_KO" "$RCVFIX_BIN/wscale"
 
 rcvfix_unload
-cns=$(netns_new mpa)	# client side
-sns=$(netns_new mpb)	# server side
-veth_pair "$cns" "$sns" 10.99.21.1 10.99.21.2 || skip "cannot create veth pair"
-in_ns "$sns" "$RCVFIX_BIN/sockopt" -p mptcp get > /dev/null 2>&1 ||
-	skip "no MPTCP sockets on this kernel"
-old_rmem_max=$(cat /proc/sys/net/core/rmem_max)
-on_exit "echo $old_rmem_max > /proc/sys/net/core/rmem_max"
-echo 40880000 > /proc/sys/net/core/rmem_max
-for ns in "$cns" "$sns"; do
-	ns_write /proc/sys/net/ipv4/tcp_rmem "4096 425984 40880000" "$ns"
-	ns_write /proc/sys/net/mptcp/enabled 1 "$ns"
-done
+client_server mp 21
+mptcp_client_server "4096 425984 40880000"
+rmem_max_set 40880000
 BIG=425984 SMALL=2048
 port=42100
 

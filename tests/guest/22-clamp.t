@@ -12,9 +12,7 @@ source "$RCVFIX_REPO/tests/guest/lib.sh"
 need "$RCVFIX_KO" "$RCVFIX_BIN/wscale"
 
 rcvfix_unload
-cns=$(netns_new cla)	# client side
-sns=$(netns_new clb)	# server side
-veth_pair "$cns" "$sns" 10.99.22.1 10.99.22.2 || skip "cannot create veth pair"
+client_server cl 22
 T=$(tcp_rmem1 "$sns")
 SMALL=2048		# doubled: 4096, below tcp_rmem[1]: locked
 BIG=$((T / 2))		# doubled: tcp_rmem[1]: the lock is avoided

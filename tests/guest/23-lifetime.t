@@ -45,9 +45,7 @@ in_set() { [[ $1 != rmem32 || $2 == mptcp* ]]; }
 
 rcvfix_unload
 modprobe sch_netem 2> /dev/null || skip "no sch_netem module"
-cns=$(netns_new lta)	# client side
-sns=$(netns_new ltb)	# server side
-veth_pair "$cns" "$sns" 10.99.23.1 10.99.23.2 || skip "cannot create veth pair"
+client_server lt 23
 # IPv6 too where this run covers it (see the top).
 families=(4)
 if (check_all_only "IPv6 cells" > /dev/null); then

@@ -21,21 +21,12 @@ need "$RCVFIX_KO" "$RCVFIX_BIN/wscale" "$RCVFIX_BIN/sockdiff" \
 	"$RCVFIX_BIN/bpf_rcvbuf" "$RCVFIX_BIN/sockopt"
 
 rcvfix_unload
-cns=$(netns_new sfa)	# client side
-sns=$(netns_new sfb)	# server side
-veth_pair "$cns" "$sns" 10.99.24.1 10.99.24.2 || skip "cannot create veth pair"
-in_ns "$sns" "$RCVFIX_BIN/sockopt" -p mptcp get > /dev/null 2>&1 ||
-	skip "no MPTCP sockets on this kernel"
+client_server sf 24
 cgroup2_mount || skip "cannot mount cgroup2"
 CG=$CGROUP2/rcvfix-sf-$$
 on_exit "rmdir $CG 2> /dev/null"
-old_rmem_max=$(cat /proc/sys/net/core/rmem_max)
-on_exit "echo $old_rmem_max > /proc/sys/net/core/rmem_max"
-echo 40880000 > /proc/sys/net/core/rmem_max
-for ns in "$cns" "$sns"; do
-	ns_write /proc/sys/net/ipv4/tcp_rmem "4096 131072 40880000" "$ns"
-	ns_write /proc/sys/net/mptcp/enabled 1 "$ns"
-done
+mptcp_client_server "4096 131072 40880000"
+rmem_max_set 40880000
 port=42400
 
 # subflow_lock TAG: the rule's lock on the client's subflow, after data.

@@ -84,6 +84,36 @@ veth_pair() {
 		ip -n "$2" addr add "$4/24" dev "$b" && ip -n "$2" link set "$b" up
 }
 
+# client_server TAG NET: a client namespace $cns (rcvfix-TAGa-PID) and a
+# server namespace $sns (rcvfix-TAGb-PID) joined by a veth pair with
+# 10.99.NET.1 and 10.99.NET.2; skips the script if they cannot be made.
+client_server() {
+	cns=$(netns_new "${1}a")
+	sns=$(netns_new "${1}b")
+	veth_pair "$cns" "$sns" "10.99.$2.1" "10.99.$2.2" ||
+		skip "cannot create veth pair"
+}
+
+# mptcp_client_server TCP_RMEM: tcp_rmem TCP_RMEM and net.mptcp.enabled 1
+# in $cns and $sns (client_server); skips the script where the kernel has
+# no MPTCP sockets.
+mptcp_client_server() {
+	local ns
+	in_ns "$sns" "$RCVFIX_BIN/sockopt" -p mptcp get > /dev/null 2>&1 ||
+		skip "no MPTCP sockets on this kernel"
+	for ns in "$cns" "$sns"; do
+		ns_write /proc/sys/net/ipv4/tcp_rmem "$1" "$ns"
+		ns_write /proc/sys/net/mptcp/enabled 1 "$ns"
+	done
+}
+
+# rmem_max_set VALUE: net.core.rmem_max (host-wide) is VALUE until the
+# script exits, then what it was.
+rmem_max_set() {
+	on_exit "echo $(cat /proc/sys/net/core/rmem_max) > /proc/sys/net/core/rmem_max"
+	echo "$1" > /proc/sys/net/core/rmem_max
+}
+
 # rcvfix_load [PARAM=VALUE...]: insmod the module under test.
 rcvfix_load() { insmod "$RCVFIX_KO" "$@"; }
 

@@ -29,13 +29,11 @@
 #include <linux/mutex.h>
 #include <linux/net.h>
 #include <linux/nsproxy.h>
-#include <linux/proc_fs.h>
-#include <linux/seq_file.h>
 #include <linux/sockptr.h>
-#include <linux/string.h>
-#include <linux/uaccess.h>
 #include <net/net_namespace.h>
 #include <net/sock.h>
+
+#include "rcvfix_test_procfile.h"
 
 static DEFINE_MUTEX(pair_lock);		/* start, stop and reads */
 static struct task_struct *pair_thread;
@@ -152,12 +150,9 @@ static ssize_t pair_write(struct file *file, const char __user *ubuf,
 	char buf[32], *p;
 	int val, err;
 
-	if (count >= sizeof(buf))
-		return -EINVAL;
-	if (copy_from_user(buf, ubuf, count))
-		return -EFAULT;
-	buf[count] = '\0';
-	p = strim(buf);
+	p = rcvfix_test_proc_line(buf, sizeof(buf), ubuf, count);
+	if (IS_ERR(p))
+		return PTR_ERR(p);
 	mutex_lock(&pair_lock);
 	if (!strcmp(p, "stop")) {
 		pair_stop();
@@ -182,18 +177,7 @@ static int pair_show(struct seq_file *m, void *v)
 	return 0;
 }
 
-static int pair_open(struct inode *inode, struct file *file)
-{
-	return single_open(file, pair_show, NULL);
-}
-
-static const struct proc_ops pair_proc_ops = {
-	.proc_open = pair_open,
-	.proc_read = seq_read,
-	.proc_write = pair_write,
-	.proc_lseek = seq_lseek,
-	.proc_release = single_release,
-};
+RCVFIX_TEST_PROC_OPS(pair);
 
 static int __init pair_init(void)
 {

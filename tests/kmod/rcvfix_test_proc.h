@@ -16,13 +16,11 @@
 #include <linux/mutex.h>
 #include <linux/net.h>
 #include <linux/nsproxy.h>
-#include <linux/proc_fs.h>
 #include <linux/sched.h>
-#include <linux/seq_file.h>
-#include <linux/string.h>
-#include <linux/uaccess.h>
 #include <net/sock.h>
 #include <net/tcp.h>
+
+#include "rcvfix_test_procfile.h"
 
 /* Defined by the module: the call under test on @sk, not locked. */
 static void test_proc_call(struct sock *sk, int val, bool prelock);
@@ -67,12 +65,9 @@ static ssize_t test_proc_write(struct file *file, const char __user *ubuf,
 	bool prelock = false, full = false;
 	int val, err;
 
-	if (count >= sizeof(buf))
-		return -EINVAL;
-	if (copy_from_user(buf, ubuf, count))
-		return -EFAULT;
-	buf[count] = '\0';
-	p = strim(buf);
+	p = rcvfix_test_proc_line(buf, sizeof(buf), ubuf, count);
+	if (IS_ERR(p))
+		return PTR_ERR(p);
 	if (!strncmp(p, "full ", 5)) {
 		full = true;
 		p = skip_spaces(p + 5);
@@ -100,23 +95,12 @@ static int test_proc_show(struct seq_file *m, void *v)
 	return 0;
 }
 
-static int test_proc_open(struct inode *inode, struct file *file)
-{
-	return single_open(file, test_proc_show, NULL);
-}
-
-static const struct proc_ops test_proc_ops = {
-	.proc_open = test_proc_open,
-	.proc_read = seq_read,
-	.proc_write = test_proc_write,
-	.proc_lseek = seq_lseek,
-	.proc_release = single_release,
-};
+RCVFIX_TEST_PROC_OPS(test_proc);
 
 /* /proc/@name, mode 0600; for the module's init. */
 static int __init test_proc_create(const char *name)
 {
-	test_proc_entry = proc_create(name, 0600, NULL, &test_proc_ops);
+	test_proc_entry = proc_create(name, 0600, NULL, &test_proc_proc_ops);
 	return test_proc_entry ? 0 : -ENOMEM;
 }
 
