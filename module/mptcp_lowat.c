@@ -262,6 +262,12 @@ const char *rcvfix_mptcp_lowat_state(void)
 	return rcvfix_mptcp_lowat_words[rcvfix_mptcp_lowat_kind];
 }
 
+/* The u64 member of the private struct mptcp_sock at byte @offset of @msk. */
+static u64 rcvfix_msk_u64(const struct sock *msk, u32 offset)
+{
+	return READ_ONCE(*(const u64 *)((const void *)msk + offset));
+}
+
 /*
  * Bytes queued for the reader of @msk. The caller holds the msk's data
  * lock (sk_lock.slock), which every move of data into sk_receive_queue
@@ -271,18 +277,18 @@ const char *rcvfix_mptcp_lowat_state(void)
 static u64 rcvfix_mptcp_avail(struct sock *msk)
 {
 	struct sk_buff_head *rq = (void *)msk + rcvfix_msk_receive_queue;
-	u64 ack_seq = READ_ONCE(*(u64 *)((void *)msk + rcvfix_msk_ack_seq));
 	struct sk_buff *skb;
 
 	if (rcvfix_mptcp_lowat_native)
-		return READ_ONCE(*(u64 *)((void *)msk + rcvfix_msk_bytes_received)) -
-		       READ_ONCE(*(u64 *)((void *)msk + rcvfix_msk_bytes_consumed));
+		return rcvfix_msk_u64(msk, rcvfix_msk_bytes_received) -
+		       rcvfix_msk_u64(msk, rcvfix_msk_bytes_consumed);
 	skb = skb_peek(rq);
 	if (!skb)
 		skb = skb_peek(&msk->sk_receive_queue);
 	if (!skb)
 		return 0;
-	return ack_seq - *(u64 *)(skb->cb + rcvfix_skb_map_seq);
+	return rcvfix_msk_u64(msk, rcvfix_msk_ack_seq) -
+	       *(u64 *)(skb->cb + rcvfix_skb_map_seq);
 }
 
 /*
@@ -296,11 +302,11 @@ static u64 rcvfix_mptcp_avail(struct sock *msk)
 static bool rcvfix_mptcp_cannot_grow(struct sock *msk)
 {
 	atomic64_t *wnd = (void *)msk + rcvfix_msk_rcv_wnd_sent;
-	u64 ack_seq = READ_ONCE(*(u64 *)((void *)msk + rcvfix_msk_ack_seq));
 	int rcvbuf = READ_ONCE(msk->sk_rcvbuf);
 
 	return atomic_read(&msk->sk_rmem_alloc) > rcvbuf - (rcvbuf >> 3) ||
-	       (s64)(atomic64_read(wnd) - ack_seq) < TCP_MIN_MSS;
+	       (s64)(atomic64_read(wnd) -
+		     rcvfix_msk_u64(msk, rcvfix_msk_ack_seq)) < TCP_MIN_MSS;
 }
 
 /* Is @msk ready for its reader by the mark alone (the kernel's 6.7+ rule)? */
