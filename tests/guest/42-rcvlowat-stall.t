@@ -2,19 +2,21 @@
 # SPDX-License-Identifier: GPL-2.0
 # No SO_RCVLOWAT reader is left asleep: a request/response exchange whose
 # server has a mark its receive buffer cannot hold (tests/progs/lowatstall:
-# 4 MiB request, 512 KiB mark, a one-byte reply), TCP and MPTCP, the
-# namespace's switch off and on in one boot. TCP wakes such a reader when
-# its queue cannot grow (tcp_epollin_ready()): every TCP cell completes,
-# and with rcvfix enabled every MPTCP cell does too, however the reader
-# waits (poll, epoll level- and edge-triggered, a blocking recv(),
-# io_uring's recv) and however the mark became unreachable:
+# 4 MiB request, 512 KiB mark lowered to what is left after each read, a
+# blocking reader's to 1: see lowatstall's tail_lowat(); a one-byte reply),
+# TCP and MPTCP, the namespace's switch off and on in one boot. TCP wakes
+# such a reader when its queue cannot grow (tcp_epollin_ready()): every TCP
+# cell completes, and with rcvfix enabled every MPTCP cell does too,
+# however the reader waits (poll, epoll level- and edge-triggered, a
+# blocking recv(), io_uring's recv) and however the mark became unreachable:
 #   rcvbuf    SO_RCVLOWAT, then SO_RCVBUF 32768 (a 65536-byte locked buffer)
 #   force     the same with SO_RCVBUFFORCE
 #   listener  both set on the listener, inherited by the connection
 # (tcp_rmem lowered after the mark is not a way: the buffer the mark grew
-# stays, on TCP and MPTCP alike.) With rcvfix disabled the MPTCP cells record the kernel's own behaviour
-# without failing: 6.12 and 7.x leave that reader asleep (no EPOLLIN while
-# the sender waits), 6.1 wakes it on every byte. About 90 s under emulation.
+# stays, on TCP and MPTCP alike.) With rcvfix disabled the MPTCP cells
+# record the kernel's own behaviour without failing: 6.12 and 7.x leave
+# that reader asleep (no EPOLLIN while the sender waits), 6.1 wakes it on
+# every byte. About 60 s under emulation.
 source "$RCVFIX_REPO/tests/guest/lib.sh"
 need "$RCVFIX_KO" "$RCVFIX_BIN/lowatstall"
 

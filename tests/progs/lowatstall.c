@@ -26,7 +26,9 @@ static const char usage[] =
 "        connection to inherit. Read BYTES, waiting before each read with WAIT: poll,\n"
 "        epoll (level-triggered), epollet (edge-triggered), block (a blocking\n"
 "        recv()) or uring (io_uring's recv, poll-driven); after each read the\n"
-"        mark is lowered to what is left when that is less. Then reply one\n"
+"        mark is lowered to what is left when that is less (to 1 for block:\n"
+"        a blocking recv() that copied part of the tail waits for a full\n"
+"        mark of new bytes). Then reply one\n"
 "        byte. One result line:\n"
 "        result=done|stalled bytes=N wakeups=N seconds=S lowat=M rcvbuf=B\n"
 "        (lowat, rcvbuf: as the kernel reports them once the options are\n"
@@ -180,6 +182,18 @@ static ssize_t server_read(struct server *s, size_t want)
 	return got ? got : -2;
 }
 
+/*
+ * The mark for the last @left bytes: what is left, but 1 for a blocking
+ * reader. A recv() that copies part of the tail and then waits is woken
+ * by the bytes queued reaching the mark (tcp_epollin_ready()), not by
+ * what it copied plus what is queued: TCP itself leaves it asleep there
+ * once the sender has sent the rest (seen on 6.1 and 6.12, stock).
+ */
+static int tail_lowat(const struct server *s, long long left)
+{
+	return s->wait == WAIT_BLOCK ? 1 : (int)left;
+}
+
 static int do_server(int lfd, struct server *s, long long total, int rcvbuf,
 		     int force, int on_listener)
 {
@@ -210,7 +224,7 @@ static int do_server(int lfd, struct server *s, long long total, int rcvbuf,
 			break;
 		got += n;
 		if (got < total && total - got < get_int(s->fd, SO_RCVLOWAT))
-			set_int(s->fd, SO_RCVLOWAT, (int)(total - got),
+			set_int(s->fd, SO_RCVLOWAT, tail_lowat(s, total - got),
 				"SO_RCVLOWAT");
 	}
 	if (!stalled && got == total && send(s->fd, "k", 1, MSG_NOSIGNAL) != 1)
