@@ -177,8 +177,8 @@ static void rcvfix_hook_pin(struct rcvfix_hook *hook)
 {
 	hook->armed = true;
 	hook->stuck = true;
-	WRITE_ONCE(rcvfix_hook_pinned, true);
-	__module_get(THIS_MODULE);
+	if (!xchg(&rcvfix_hook_pinned, true))
+		__module_get(THIS_MODULE);
 }
 
 /*
@@ -405,6 +405,32 @@ const char *rcvfix_hook_errno_name(int err)
 }
 
 /**
+ * rcvfix_hook_pin_module - this module's text must stay for good
+ *
+ * A replacement found that the kernel may keep a pointer into this module
+ * (@why says which, in one log line): from now on rmmod refuses, and an
+ * unload already running never finishes (rcvfix_hook_quiesce(), which
+ * looks again once every replacement has returned).
+ */
+void rcvfix_hook_pin_module(const char *why)
+{
+	if (xchg(&rcvfix_hook_pinned, true))
+		return;
+	__module_get(THIS_MODULE);
+	pr_warn("%s: rcvfix stays loaded\n", why);
+}
+
+/* An unload that must never finish (see rcvfix_hook_quiesce()). */
+static void rcvfix_hook_stay_if_pinned(void)
+{
+	if (!READ_ONCE(rcvfix_hook_pinned))
+		return;
+	pr_emerg("ftrace or the kernel still holds a pointer into rcvfix: this unload cannot finish, rmmod sleeps until reboot; the module stays in memory and net.rcvfix.enable=0 still makes a namespace stock\n");
+	for (;;)
+		schedule_timeout_idle(MAX_SCHEDULE_TIMEOUT);
+}
+
+/**
  * rcvfix_hook_quiesce - wait until no task executes a replacement
  *
  * Module unload calls it once the hooks are disarmed for good.
@@ -435,12 +461,7 @@ void rcvfix_hook_quiesce(void)
 	unsigned long start = jiffies, next = start;
 	int n;
 
-	if (READ_ONCE(rcvfix_hook_pinned)) {
-		pr_emerg("ftrace still holds a hook of rcvfix: this unload cannot finish, rmmod sleeps until reboot; the module stays in memory and net.rcvfix.enable=0 still makes a namespace stock\n");
-		for (;;)
-			schedule_timeout_idle(MAX_SCHEDULE_TIMEOUT);
-	}
-
+	rcvfix_hook_stay_if_pinned();
 	while ((n = atomic_read(&rcvfix_hook_inflight))) {
 		if (time_after_eq(jiffies, next)) {
 			if (next != start)
@@ -452,4 +473,6 @@ void rcvfix_hook_quiesce(void)
 	}
 	synchronize_rcu_tasks();
 	synchronize_rcu();
+	/* a replacement may have pinned the module on its way out */
+	rcvfix_hook_stay_if_pinned();
 }

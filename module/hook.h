@@ -39,6 +39,8 @@ void rcvfix_hook_quiesce(void);
 /* Tasks sent to a replacement that have not finished it yet. */
 extern atomic_t rcvfix_hook_inflight;
 
+void rcvfix_hook_pin_module(const char *why);
+
 /**
  * rcvfix_hook_redirect - send the current call to @replacement
  * @fregs: the registers ftrace saved at the function's entry

@@ -68,14 +68,11 @@
 #include <net/tcp.h>
 #include <net/tcp_states.h>
 
-#include "btf_layout.h"
 #include "hook.h"
 #include "mptcp.h"
+#include "mptcp_sock.h"
 #include "netns.h"
 #include "rcvbuf.h"
-
-/* Where the msk's subflow list is, from BTF; set once at load. */
-static u32 rcvfix_msk_conn_list, rcvfix_subflow_node, rcvfix_subflow_tcp_sock;
 
 /**
  * rcvfix_mptcp_rcvbuf_init - can rcvfix walk an msk's subflows?
@@ -85,29 +82,14 @@ static u32 rcvfix_msk_conn_list, rcvfix_subflow_node, rcvfix_subflow_tcp_sock;
  */
 bool rcvfix_mptcp_rcvbuf_init(void)
 {
-	struct rcvfix_btf_field f[] = {
-		{ "mptcp_sock", "sk", sizeof(struct inet_connection_sock) },
-		{ "mptcp_sock", "conn_list", sizeof(struct list_head) },
-		{ "mptcp_subflow_context", "node", sizeof(struct list_head) },
-		{ "mptcp_subflow_context", "tcp_sock", sizeof(struct sock *) },
-	};
 	char why[160] = "";
 
-	if (rcvfix_btf_find_fields(f, ARRAY_SIZE(f), why, sizeof(why)))
-		goto unsure;
-	if (f[0].offset) {
-		snprintf(why, sizeof(why), "mptcp_sock.sk is at %u, not 0",
-			 f[0].offset);
-		goto unsure;
+	if (rcvfix_msk_layout_init(why, sizeof(why))) {
+		rcvfix_mptcp_rcvbuf_unavailable(why);
+		return false;
 	}
-	rcvfix_msk_conn_list = f[1].offset;
-	rcvfix_subflow_node = f[2].offset;
-	rcvfix_subflow_tcp_sock = f[3].offset;
 	rcvfix_rcvbuf_scope_mptcp(true);
 	return true;
-unsure:
-	rcvfix_mptcp_rcvbuf_unavailable(why);
-	return false;
 }
 
 /* The sync cannot be hooked, or the layout is unsure: MPTCP is stock. */
@@ -125,14 +107,6 @@ static __always_inline bool rcvfix_mptcp_established(const struct sock *msk)
 		 (TCPF_CLOSE | TCPF_LISTEN | TCPF_SYN_SENT));
 }
 
-/* The subflow (its TCP socket) of the list entry @node of an msk. */
-static __always_inline struct sock *rcvfix_subflow_sk(struct list_head *node)
-{
-	void *ctx = (char *)node - rcvfix_subflow_node;
-
-	return *(struct sock **)((char *)ctx + rcvfix_subflow_tcp_sock);
-}
-
 /*
  * Stock's mptcp_sol_socket_sync_intval() for SO_RCVBUF and SO_RCVBUFFORCE,
  * for an msk whose lock rcvfix avoided: under the msk's lock, each
@@ -147,14 +121,13 @@ static __always_inline struct sock *rcvfix_subflow_sk(struct list_head *node)
  */
 static void rcvfix_mptcp_sync_rcvbuf(struct sock *msk, int optname, int val)
 {
-	struct list_head *head, *pos;
+	struct list_head *pos;
 	bool locked, established;
 
 	lock_sock(msk);
 	locked = msk->sk_userlocks & SOCK_RCVBUF_LOCK;
 	established = rcvfix_mptcp_established(msk);
-	head = (struct list_head *)((char *)msk + rcvfix_msk_conn_list);
-	list_for_each(pos, head) {
+	rcvfix_msk_for_each_subflow(msk, pos) {
 		struct sock *ssk = rcvfix_subflow_sk(pos);
 		bool slow = lock_sock_fast(ssk);
 

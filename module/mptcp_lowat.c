@@ -27,21 +27,28 @@
  *    the kernel's mptcp_data_ready() and mptcp_set_rcvlowat(), a reader
  *    that is ready by the net alone is woken, and mptcp_poll() reports it
  *    readable ("native+rcvfix"). The kernel's own wakeups stay as they are.
- * Only in a namespace with the fix on; shutdown, a socket error and a
- * socket busy in its owner's hands (its reader runs: it sees the data
- * anyway) always wake.
+ * Only in a namespace with the fix on; shutdown and a socket error always
+ * wake. An msk owned by another task (a second thread sending, the
+ * kernel's worker) is decided as any other, from what can be read
+ * without its owner: TCP would hold such segments in its backlog and
+ * decide at release.
  *
  * The bytes queued: on 6.7+, the msk's bytes_received minus its
  * bytes_consumed (the kernel's mptcp_data_avail()); before, its ack_seq
  * (the data sequence number after the last in-sequence byte moved to it)
  * minus the map_seq of the first skb of its receive queues (the reader's
- * msk->receive_queue, then sk_receive_queue). The window left is the
- * right edge last advertised (rcv_wnd_sent) minus ack_seq. struct
- * mptcp_sock and struct mptcp_skb_cb are private to net/mptcp: their
- * layout is read from the running kernel's BTF (btf_layout.c) and checked
- * against this module's own view of struct sock. Where it cannot be read
- * or does not match, this part stays off with one log line naming why,
- * and MPTCP keeps the kernel's behaviour.
+ * msk->receive_queue, then sk_receive_queue). The window is TCP's own on
+ * each subflow (tcp_receive_window() against its receive MSS): the one
+ * that just received where the kernel's data path runs, else every one
+ * (the first alone where the msk is owned by another task). That holds
+ * in every MPTCP state: after a fallback to TCP the msk's own right edge
+ * (rcv_wnd_sent) stops moving while its ack_seq goes on, and the subflow
+ * is plain TCP. struct mptcp_sock and struct mptcp_skb_cb are private to
+ * net/mptcp: their layout is read from the running kernel's BTF
+ * (mptcp_sock.c, btf_layout.c) and checked against this module's own
+ * view of struct sock. Where it cannot be read or does not match, this
+ * part stays off with one log line naming why, and MPTCP keeps the
+ * kernel's behaviour.
  *
  * Sockets that never set SO_RCVLOWAT (sk_rcvlowat 1) pay one compare per
  * mptcp_data_ready() and per mptcp_poll() in an armed kernel (the
@@ -69,6 +76,7 @@
 #include "btf_layout.h"
 #include "hook.h"
 #include "mptcp_lowat.h"
+#include "mptcp_sock.h"
 #include "netns.h"
 
 enum rcvfix_mptcp_lowat_kind {
@@ -93,7 +101,7 @@ static enum rcvfix_mptcp_lowat_kind rcvfix_mptcp_lowat_kind;
 bool rcvfix_mptcp_lowat_fixing;
 
 /* Where the private fields are, from BTF; set once at load. */
-static u32 rcvfix_msk_ack_seq, rcvfix_msk_rcv_wnd_sent;
+static u32 rcvfix_msk_ack_seq;
 /* 6.7+: what the kernel's mptcp_data_avail() reads */
 static u32 rcvfix_msk_bytes_received, rcvfix_msk_bytes_consumed;
 /* before: the first unread byte */
@@ -114,9 +122,7 @@ static __poll_t (*rcvfix_mptcp_poll_fn)(struct file *file,
 static bool rcvfix_mptcp_lowat_layout(void)
 {
 	struct rcvfix_btf_field f[] = {
-		{ "mptcp_sock", "sk", sizeof(struct inet_connection_sock) },
 		{ "mptcp_sock", "ack_seq", sizeof(u64) },
-		{ "mptcp_sock", "rcv_wnd_sent", sizeof(atomic64_t) },
 		{ "mptcp_sock", "bytes_received", sizeof(u64) },
 		{ "mptcp_sock", "bytes_consumed", sizeof(u64) },
 	};
@@ -125,29 +131,25 @@ static bool rcvfix_mptcp_lowat_layout(void)
 		{ "mptcp_skb_cb", "map_seq", sizeof(u64) },
 	};
 	/* the queued bytes: two counters on 6.7+, the queues before */
-	unsigned int n = rcvfix_mptcp_lowat_native ? ARRAY_SIZE(f) : 3;
+	unsigned int n = rcvfix_mptcp_lowat_native ? ARRAY_SIZE(f) : 1;
 	char why[160] = "";
 
-	if (rcvfix_btf_find_fields(f, n, why, sizeof(why)))
+	/* the subflows, whose windows TCP's net reads */
+	if (rcvfix_msk_layout_init(why, sizeof(why)) ||
+	    rcvfix_btf_find_fields(f, n, why, sizeof(why)))
 		goto unsure;
 	if (!rcvfix_mptcp_lowat_native &&
 	    rcvfix_btf_find_fields(queue, ARRAY_SIZE(queue), why, sizeof(why)))
 		goto unsure;
-	if (f[0].offset) {
-		snprintf(why, sizeof(why), "mptcp_sock.sk is at %u, not 0",
-			 f[0].offset);
-		goto unsure;
-	}
 	if (!rcvfix_mptcp_lowat_native &&
 	    queue[1].type_size > sizeof_field(struct sk_buff, cb)) {
 		snprintf(why, sizeof(why), "mptcp_skb_cb is %u bytes, larger than skb->cb",
 			 queue[1].type_size);
 		goto unsure;
 	}
-	rcvfix_msk_ack_seq = f[1].offset;
-	rcvfix_msk_rcv_wnd_sent = f[2].offset;
-	rcvfix_msk_bytes_received = f[3].offset;
-	rcvfix_msk_bytes_consumed = f[4].offset;
+	rcvfix_msk_ack_seq = f[0].offset;
+	rcvfix_msk_bytes_received = f[1].offset;
+	rcvfix_msk_bytes_consumed = f[2].offset;
 	rcvfix_msk_receive_queue = queue[0].offset;
 	rcvfix_skb_map_seq = queue[1].offset;
 	return true;
@@ -262,19 +264,17 @@ const char *rcvfix_mptcp_lowat_state(void)
 	return rcvfix_mptcp_lowat_words[rcvfix_mptcp_lowat_kind];
 }
 
-/* The u64 member of the private struct mptcp_sock at byte @offset of @msk. */
-static u64 rcvfix_msk_u64(const struct sock *msk, u32 offset)
-{
-	return READ_ONCE(*(const u64 *)((const void *)msk + offset));
-}
-
 /*
- * Bytes queued for the reader of @msk. The caller holds the msk's data
- * lock (sk_lock.slock), which every move of data into sk_receive_queue
- * holds, and either owns the msk or saw that nobody does: only an owner
- * takes skbs off msk->receive_queue. The counters of 6.7+ need no lock.
+ * Bytes queued for the reader of @msk, or U64_MAX for "at least the mark"
+ * where they cannot be counted. The counters of 6.7+ need no lock.
+ * Before, the caller holds the msk's data lock (sk_lock.slock), which
+ * every move of data into sk_receive_queue holds; the reader's
+ * msk->receive_queue is its owner's alone: it is read only where nobody
+ * else owns the msk (@owned_elsewhere false), else only whether it is
+ * empty (an owner that is not the reader, a sending thread or the
+ * kernel's worker, leaves it as it is).
  */
-static u64 rcvfix_mptcp_avail(struct sock *msk)
+static u64 rcvfix_mptcp_avail(struct sock *msk, bool owned_elsewhere)
 {
 	struct sk_buff_head *rq = (void *)msk + rcvfix_msk_receive_queue;
 	struct sk_buff *skb;
@@ -282,7 +282,13 @@ static u64 rcvfix_mptcp_avail(struct sock *msk)
 	if (rcvfix_mptcp_lowat_native)
 		return rcvfix_msk_u64(msk, rcvfix_msk_bytes_received) -
 		       rcvfix_msk_u64(msk, rcvfix_msk_bytes_consumed);
-	skb = skb_peek(rq);
+	if (owned_elsewhere) {
+		if (!skb_queue_empty_lockless(rq))
+			return U64_MAX;
+		skb = NULL;
+	} else {
+		skb = skb_peek(rq);
+	}
 	if (!skb)
 		skb = skb_peek(&msk->sk_receive_queue);
 	if (!skb)
@@ -292,21 +298,64 @@ static u64 rcvfix_mptcp_avail(struct sock *msk)
 }
 
 /*
+ * TCP's window test (tcp_epollin_ready()) on one subflow @ssk: can its
+ * peer send at most one more segment? MPTCP keeps each subflow's TCP
+ * window right in every state: after a fallback it is plain TCP's, and
+ * with MPTCP options each subflow advertises (at least) the msk's shared
+ * right edge (mptcp_set_rwin()), where the msk's own rcv_wnd_sent stops
+ * moving after a fallback. Only a subflow that can still receive counts.
+ */
+static bool rcvfix_subflow_window_closed(const struct sock *ssk)
+{
+	const struct tcp_sock *tp = tcp_sk(ssk);
+	s32 win;
+
+	if (!((1 << inet_sk_state_load(ssk)) &
+	      (TCPF_ESTABLISHED | TCPF_FIN_WAIT1 | TCPF_FIN_WAIT2)))
+		return false;
+	win = READ_ONCE(tp->rcv_wup) + READ_ONCE(tp->rcv_wnd) -
+	      READ_ONCE(tp->rcv_nxt);
+	return win <= (s32)READ_ONCE(inet_csk(ssk)->icsk_ack.rcv_mss);
+}
+
+/*
+ * Is the window of @msk closed, TCP's way, on the subflow @ssk that just
+ * received (locked by its caller), or else on any of its subflows where
+ * the list may be walked (@walk: see rcvfix_msk_for_each_subflow()), or
+ * else on its first subflow (the only one after a fallback)?
+ */
+static bool rcvfix_mptcp_window_closed(struct sock *msk, struct sock *ssk,
+				       bool walk)
+{
+	struct list_head *pos;
+
+	if (ssk)
+		return rcvfix_subflow_window_closed(ssk);
+	if (!walk) {
+		ssk = rcvfix_msk_first(msk);
+		return ssk && rcvfix_subflow_window_closed(ssk);
+	}
+	rcvfix_msk_for_each_subflow(msk, pos)
+		if (rcvfix_subflow_window_closed(rcvfix_subflow_sk(pos)))
+			return true;
+	return false;
+}
+
+/*
  * TCP's net (tcp_epollin_ready()): can the data queued for @msk no longer
  * grow? Its memory holds 7/8 of its buffer (tcp_rmem_pressure()), or the
- * window it advertised is closed: TCP wakes at a window of one MSS or
- * less, but an msk has no receive MSS of its own, so rcvfix takes the
- * smallest (TCP_MIN_MSS); a peer with less than a segment of window left
- * fills it with its window probes, and the memory test above then holds.
+ * window is closed (above). Data the kernel leaves on a subflow while the
+ * msk is over its limit (mptcp_data_ready()'s early return) comes with
+ * the first: the msk's memory is above that limit, which is at least its
+ * own buffer.
  */
-static bool rcvfix_mptcp_cannot_grow(struct sock *msk)
+static bool rcvfix_mptcp_cannot_grow(struct sock *msk, struct sock *ssk,
+				     bool walk)
 {
-	atomic64_t *wnd = (void *)msk + rcvfix_msk_rcv_wnd_sent;
 	int rcvbuf = READ_ONCE(msk->sk_rcvbuf);
 
 	return atomic_read(&msk->sk_rmem_alloc) > rcvbuf - (rcvbuf >> 3) ||
-	       (s64)(atomic64_read(wnd) -
-		     rcvfix_msk_u64(msk, rcvfix_msk_ack_seq)) < TCP_MIN_MSS;
+	       rcvfix_mptcp_window_closed(msk, ssk, walk);
 }
 
 /* Is @msk ready for its reader by the mark alone (the kernel's 6.7+ rule)? */
@@ -316,30 +365,58 @@ static bool rcvfix_mptcp_mark_reached(struct sock *msk, u64 avail)
 	       sk_under_memory_pressure(msk);
 }
 
-/* Is @msk ready for its reader (see the top)? Locked as above. */
-static bool rcvfix_mptcp_ready_locked(struct sock *msk)
+/*
+ * Is @msk ready for its reader (see the top)? With its data lock held, or
+ * owned by the caller (@owned_elsewhere false); @ssk as above.
+ */
+static bool rcvfix_mptcp_ready_locked(struct sock *msk, struct sock *ssk,
+				      bool owned_elsewhere)
 {
-	u64 avail = rcvfix_mptcp_avail(msk);
+	u64 avail = rcvfix_mptcp_avail(msk, owned_elsewhere);
 
 	return avail && (rcvfix_mptcp_mark_reached(msk, avail) ||
-			 rcvfix_mptcp_cannot_grow(msk));
+			 rcvfix_mptcp_cannot_grow(msk, ssk, !owned_elsewhere));
 }
 
 /*
  * 6.7+: is @msk ready by TCP's net alone, so that the kernel, which
- * decides by the mark alone, did not wake its reader? Needs no lock: it
- * reads counters and atomics only, as the kernel's mptcp_epollin_ready().
+ * decides by the mark alone, did not wake its reader? The counters and
+ * atomics need no lock, as the kernel's mptcp_epollin_ready(); the
+ * window: as for rcvfix_mptcp_window_closed().
  */
-static bool rcvfix_mptcp_ready_by_net(struct sock *msk)
+static bool rcvfix_mptcp_ready_by_net(struct sock *msk, struct sock *ssk,
+				      bool walk)
 {
-	u64 avail = rcvfix_mptcp_avail(msk);
+	u64 avail = rcvfix_mptcp_avail(msk, false);
 
 	return avail && !rcvfix_mptcp_mark_reached(msk, avail) &&
-	       rcvfix_mptcp_cannot_grow(msk);
+	       rcvfix_mptcp_cannot_grow(msk, ssk, walk);
+}
+
+/*
+ * The same under the msk's data lock, for a caller that neither owns the
+ * msk nor holds the lock (poll): the subflows are walked only where
+ * nobody owns the msk.
+ */
+static bool rcvfix_mptcp_ready_unlocked(struct sock *msk)
+{
+	bool owned, ready;
+
+	spin_lock_bh(&msk->sk_lock.slock);
+	owned = sock_owned_by_user_nocheck(msk);
+	ready = rcvfix_mptcp_lowat_native ?
+		rcvfix_mptcp_ready_by_net(msk, NULL, !owned) :
+		rcvfix_mptcp_ready_locked(msk, NULL, owned);
+	spin_unlock_bh(&msk->sk_lock.slock);
+	return ready;
 }
 
 /* The msk whose mptcp_data_ready() this CPU runs in the wrapper, if any. */
-static DEFINE_PER_CPU(struct sock *, rcvfix_mptcp_filtering);
+struct rcvfix_mptcp_filter {
+	struct sock *msk;
+	struct sock *ssk;	/* the subflow it runs for */
+};
+static DEFINE_PER_CPU(struct rcvfix_mptcp_filter, rcvfix_mptcp_filtering);
 
 /*
  * The msk's sk_data_ready while mptcp_data_ready() runs for an SO_RCVLOWAT
@@ -351,10 +428,12 @@ static DEFINE_PER_CPU(struct sock *, rcvfix_mptcp_filtering);
  */
 static void rcvfix_mptcp_readable(struct sock *msk)
 {
-	if (this_cpu_read(rcvfix_mptcp_filtering) != msk ||
+	if (this_cpu_read(rcvfix_mptcp_filtering.msk) != msk ||
 	    (READ_ONCE(msk->sk_shutdown) & RCV_SHUTDOWN) ||
-	    READ_ONCE(msk->sk_err) || sock_owned_by_user_nocheck(msk) ||
-	    rcvfix_mptcp_ready_locked(msk))
+	    READ_ONCE(msk->sk_err) ||
+	    rcvfix_mptcp_ready_locked(msk,
+				      this_cpu_read(rcvfix_mptcp_filtering.ssk),
+				      sock_owned_by_user_nocheck(msk)))
 		rcvfix_def_readable(msk);
 }
 
@@ -365,12 +444,7 @@ static void rcvfix_mptcp_readable(struct sock *msk)
  */
 static void rcvfix_mptcp_lowat_pin(void)
 {
-	static bool pinned;
-
-	if (xchg(&pinned, true))
-		return;
-	__module_get(THIS_MODULE);
-	pr_warn("an MPTCP socket's sk_data_ready was replaced while rcvfix filtered it: rcvfix stays loaded\n");
+	rcvfix_hook_pin_module("an MPTCP socket's sk_data_ready was replaced while rcvfix filtered it");
 }
 
 /*
@@ -385,14 +459,15 @@ static void rcvfix_mptcp_data_ready(struct sock *msk, struct sock *ssk)
 	bool swapped;
 
 	local_bh_disable();
-	this_cpu_write(rcvfix_mptcp_filtering, msk);
+	this_cpu_write(rcvfix_mptcp_filtering.ssk, ssk);
+	this_cpu_write(rcvfix_mptcp_filtering.msk, msk);
 	swapped = cmpxchg(&msk->sk_data_ready, def,
 			  rcvfix_mptcp_readable) == def;
 	rcvfix_mptcp_data_ready_fn(msk, ssk);
 	if (swapped && cmpxchg(&msk->sk_data_ready, rcvfix_mptcp_readable,
 			       def) != rcvfix_mptcp_readable)
 		rcvfix_mptcp_lowat_pin();
-	this_cpu_write(rcvfix_mptcp_filtering, NULL);
+	this_cpu_write(rcvfix_mptcp_filtering.msk, NULL);
 	local_bh_enable();
 	rcvfix_hook_done();
 }
@@ -404,7 +479,7 @@ static void rcvfix_mptcp_data_ready(struct sock *msk, struct sock *ssk)
 static void rcvfix_mptcp_data_ready_net(struct sock *msk, struct sock *ssk)
 {
 	rcvfix_mptcp_data_ready_fn(msk, ssk);
-	if (rcvfix_mptcp_ready_by_net(msk))
+	if (rcvfix_mptcp_ready_by_net(msk, ssk, false))
 		msk->sk_data_ready(msk);
 	rcvfix_hook_done();
 }
@@ -445,21 +520,12 @@ static __poll_t rcvfix_mptcp_poll(struct file *file, struct socket *sock,
 	bool in = mask & EPOLLIN;
 	struct sock *msk = sock->sk;
 	int state = inet_sk_state_load(msk);
-	bool ready;
 
 	if (in != rcvfix_mptcp_lowat_native &&
 	    !(mask & (EPOLLRDHUP | EPOLLHUP | EPOLLERR)) &&
 	    state != TCP_LISTEN && state != TCP_SYN_SENT &&
 	    state != TCP_SYN_RECV) {
-		if (rcvfix_mptcp_lowat_native) {
-			ready = rcvfix_mptcp_ready_by_net(msk);
-		} else {
-			spin_lock_bh(&msk->sk_lock.slock);
-			ready = sock_owned_by_user_nocheck(msk) ||
-				rcvfix_mptcp_ready_locked(msk);
-			spin_unlock_bh(&msk->sk_lock.slock);
-		}
-		if (ready)
+		if (rcvfix_mptcp_ready_unlocked(msk))
 			mask |= EPOLLIN | EPOLLRDNORM;
 		else
 			mask &= ~(EPOLLIN | EPOLLRDNORM);
@@ -493,7 +559,7 @@ static int rcvfix_mptcp_set_rcvlowat_net(struct sock *msk, int val)
 {
 	int ret = rcvfix_mptcp_set_rcvlowat_fn(msk, val);
 
-	if (!ret && rcvfix_mptcp_ready_by_net(msk))
+	if (!ret && rcvfix_mptcp_ready_by_net(msk, NULL, true))
 		msk->sk_data_ready(msk);
 	rcvfix_hook_done();
 	return ret;
@@ -536,7 +602,7 @@ static void rcvfix_mptcp_set_rcvlowat(struct sock *msk, int val)
 	WRITE_ONCE(msk->sk_rcvlowat, val ? : 1);
 
 	spin_lock_bh(&msk->sk_lock.slock);
-	ready = rcvfix_mptcp_ready_locked(msk);
+	ready = rcvfix_mptcp_ready_locked(msk, NULL, false);
 	spin_unlock_bh(&msk->sk_lock.slock);
 	if (ready)
 		msk->sk_data_ready(msk);
@@ -562,9 +628,9 @@ static int rcvfix_mptcp_setsockopt(struct rcvfix_setsockopt_obj *obj,
 	} else if (copy_from_sockptr(&val, optval, sizeof(val))) {
 		ret = -EFAULT;
 	} else {
-		lock_sock(msk);
+		sockopt_lock_sock(msk);
 		rcvfix_mptcp_set_rcvlowat(msk, val < 0 ? INT_MAX : val);
-		release_sock(msk);
+		sockopt_release_sock(msk);
 	}
 	rcvfix_hook_done();
 	return ret;
@@ -581,7 +647,7 @@ void rcvfix_mptcp_lowat_setsockopt_entry(struct ftrace_regs *fregs,
 					 struct sock *sk)
 {
 	if (!rcvfix_mptcp_lowat_fixing || rcvfix_mptcp_lowat_native ||
-	    sk->sk_protocol != IPPROTO_MPTCP || has_current_bpf_ctx() ||
+	    sk->sk_protocol != IPPROTO_MPTCP ||
 	    !rcvfix_net_enabled(sock_net(sk)))
 		return;
 	rcvfix_hook_redirect(fregs, rcvfix_mptcp_setsockopt);

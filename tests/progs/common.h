@@ -245,6 +245,24 @@ static inline void tcp_listen_at(int fd, const struct sockaddr *sa,
 		    strerror(errno));
 }
 
+/*
+ * connect() @fd (of @family, MPTCP if @mptcp) to @sa, retrying on a fresh
+ * socket every 20 ms while the peer is not listening yet; returns the
+ * connected socket, or dies.
+ */
+static inline int connect_retry(int fd, const struct sockaddr_storage *sa,
+				socklen_t len, int mptcp)
+{
+	while (connect(fd, (const struct sockaddr *)sa, len)) {
+		if (errno != ECONNREFUSED && errno != EINTR)
+			die(EXIT_SETUP, "connect: %s", strerror(errno));
+		close(fd);
+		usleep(20000);
+		fd = inet_stream_socket(sa->ss_family, mptcp);
+	}
+	return fd;
+}
+
 static inline void tcp_listen(int fd, const struct sockaddr_in *sa,
 			      const char *addr, int port)
 {

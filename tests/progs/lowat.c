@@ -17,9 +17,9 @@
 #include <sys/socket.h>
 
 static const char usage[] =
-"usage: lowat recv [-m] [-a ADDR] [-p PORT] [-l LOWAT] [-T SECONDS]\n"
-"       lowat send [-m] [-a ADDR] [-p PORT] -n BYTES [-c CHUNK] [-g GAP_US]\n"
-"                  [-T SECONDS]\n"
+"usage: lowat recv [-m] [-r] [-d] [-a ADDR] [-p PORT] [-l LOWAT] [-T SECONDS]\n"
+"       lowat send [-m] [-r] [-d] [-a ADDR] [-p PORT] -n BYTES [-c CHUNK]\n"
+"                  [-g GAP_US] [-T SECONDS]\n"
 "       lowat ready [-m] [-a ADDR] [-p PORT] [-l LOWAT] [-T SECONDS]\n"
 "  recv: listen on ADDR:PORT (default 0.0.0.0:40001), accept one connection,\n"
 "        set SO_RCVLOWAT to LOWAT (0: leave unset), then poll()+recv() until\n"
@@ -40,6 +40,13 @@ static const char usage[] =
 "        above_ms=N above_read=BYTES (the rest sent: woken, read at once)\n"
 "        wait_read=BYTES wait_ms=N (a blocking recv() while 64 KiB, then\n"
 "        300 ms later LOWAT, arrive) eof_ms=N (1000 bytes and a FIN)\n"
+"  -r    reversed: recv connects to ADDR:PORT (retrying until it listens),\n"
+"        send listens there, prints 'listening', and sends on the\n"
+"        connection it accepts (a reader that is the client: with -m on\n"
+"        recv alone, an MPTCP client of a TCP server)\n"
+"  -d    (both) full duplex: recv also writes 16 KiB every 2 ms on the same\n"
+"        socket from a second thread while it reads; send reads and drops\n"
+"        what arrives, from a second thread\n"
 "  -m    MPTCP sockets (IPPROTO_MPTCP) instead of TCP; ADDR may be IPv6\n"
 "  -T    give up after this long (default 60), exit 124\n";
 
@@ -51,12 +58,9 @@ static int new_socket(void)
 	return inet_stream_socket(family, use_mptcp);
 }
 
-static void do_recv(int fd, int lowat)
+/* The listener @fd's first connection, once 'listening' is printed. */
+static int accept_one(int fd)
 {
-	static char buf[4 << 20];
-	long long bytes = 0, polls = 0, recvs = 0, shorts = 0;
-	struct rusage ru0, ru1;
-	double t0, secs, mb;
 	int conn;
 
 	printf("listening\n");
@@ -64,9 +68,67 @@ static void do_recv(int fd, int lowat)
 	conn = accept(fd, NULL, NULL);
 	if (conn < 0)
 		die(EXIT_SETUP, "accept: %s", strerror(errno));
+	return conn;
+}
+
+/* -d: the other direction of a connection, in a thread of its own. */
+struct duplex {
+	int fd;
+	volatile int stop;
+	pthread_t thread;
+};
+
+/* recv -d: write 16 KiB every 2 ms until told to stop. */
+static void *duplex_write_fn(void *arg)
+{
+	static char out[16384];
+	struct timespec gap = { 0, 2000000L };
+	struct duplex *d = arg;
+
+	while (!d->stop) {
+		if (send(d->fd, out, sizeof(out), MSG_NOSIGNAL | MSG_DONTWAIT) < 0 &&
+		    errno != EAGAIN && errno != EINTR)
+			break;
+		nanosleep(&gap, NULL);
+	}
+	return NULL;
+}
+
+/* send -d: read and drop what arrives, until EOF. */
+static void *duplex_drain_fn(void *arg)
+{
+	static char in[65536];
+	struct duplex *d = arg;
+
+	while (recv(d->fd, in, sizeof(in), 0) > 0)
+		;
+	return NULL;
+}
+
+static void duplex_start(struct duplex *d, int fd, void *(*fn)(void *))
+{
+	d->fd = fd;
+	d->stop = 0;
+	if (pthread_create(&d->thread, NULL, fn, d))
+		die(EXIT_SETUP, "pthread_create failed");
+}
+
+static int duplex;	/* -d */
+
+/* Reads from @conn, a connected socket, until EOF. */
+static void do_recv(int conn, int lowat)
+{
+	static char buf[4 << 20];
+	long long bytes = 0, polls = 0, recvs = 0, shorts = 0;
+	struct rusage ru0, ru1;
+	struct duplex d;
+	double t0, secs, mb;
+
 	if (lowat > 0 &&
 	    setsockopt(conn, SOL_SOCKET, SO_RCVLOWAT, &lowat, sizeof(lowat)))
 		die(EXIT_SETUP, "setsockopt(SO_RCVLOWAT): %s", strerror(errno));
+	if (duplex)
+		duplex_start(&d, conn, duplex_write_fn);
 	t0 = now_s();
 	getrusage(RUSAGE_THREAD, &ru0);
 	for (;;) {
@@ -102,6 +164,11 @@ static void do_recv(int fd, int lowat)
 	}
 	getrusage(RUSAGE_THREAD, &ru1);
 	secs = now_s() - t0;
+	if (duplex) {
+		d.stop = 1;
+		pthread_join(d.thread, NULL);
+		shutdown(conn, SHUT_WR);
+	}
 	mb = bytes / 1048576.0;
 	if (mb <= 0)
 		mb = 1e-9;
@@ -110,31 +177,26 @@ static void do_recv(int fd, int lowat)
 	       lowat, bytes, polls, recvs, shorts, ru1.ru_nvcsw - ru0.ru_nvcsw,
 	       ru1.ru_nivcsw - ru0.ru_nivcsw, secs, polls / mb,
 	       (ru1.ru_nvcsw - ru0.ru_nvcsw) / mb);
-	close(conn);
 }
 
-static void do_send(int fd, struct sockaddr_storage *sa, socklen_t salen,
-		    long long total, int chunk, int gap_us)
+/* Sends on @fd, a connected socket, and closes it. */
+static void do_send(int fd, long long total, int chunk, int gap_us)
 {
 	static char buf[4 << 20];
 	struct timespec gap = { gap_us / 1000000, (gap_us % 1000000) * 1000L };
 	long long sent = 0;
+	struct duplex d;
 	double t0;
 
 	if (chunk <= 0 || chunk > (int)sizeof(buf))
 		die(EXIT_USAGE, "-c: chunk must be 1..%zu", sizeof(buf));
-	while (connect(fd, (struct sockaddr *)sa, salen)) {
-		if (errno != ECONNREFUSED && errno != EINTR)
-			die(EXIT_SETUP, "connect: %s", strerror(errno));
-		close(fd);
-		usleep(20000);
-		fd = new_socket();
-	}
 	if (gap_us > 0) {
 		int one = 1;
 
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	}
+	if (duplex)
+		duplex_start(&d, fd, duplex_drain_fn);
 	t0 = now_s();
 	while (sent < total) {
 		size_t len = total - sent < chunk ? (size_t)(total - sent) :
@@ -149,6 +211,10 @@ static void do_send(int fd, struct sockaddr_storage *sa, socklen_t salen,
 		sent += n;
 		if (gap_us > 0)
 			nanosleep(&gap, NULL);
+	}
+	if (duplex) {
+		shutdown(fd, SHUT_WR);
+		pthread_join(d.thread, NULL);
 	}
 	close(fd);
 	printf("sent=%lld seconds=%.3f\n", sent, now_s() - t0);
@@ -298,7 +364,7 @@ int main(int argc, char **argv)
 {
 	const char *mode, *addr = NULL;
 	int port = 40001, lowat = 0, chunk = 256 * 1024, gap_us = 0;
-	int timeout = 60, fd, c;
+	int timeout = 60, reversed = 0, fd, c;
 	long long total = -1;
 	struct sockaddr_storage sa;
 	socklen_t salen;
@@ -309,9 +375,11 @@ int main(int argc, char **argv)
 	} else {
 		mode = mode_arg(argc, argv, usage, "recv", "send");
 	}
-	while ((c = getopt(argc, argv, "ma:p:l:n:c:g:T:")) != -1) {
+	while ((c = getopt(argc, argv, "mrda:p:l:n:c:g:T:")) != -1) {
 		switch (c) {
 		case 'm': use_mptcp = 1; break;
+		case 'r': reversed = 1; break;
+		case 'd': duplex = 1; break;
 		case 'a': addr = optarg; break;
 		case 'p': port = parse_int("-p", optarg); break;
 		case 'l': lowat = parse_int("-l", optarg); break;
@@ -324,23 +392,33 @@ int main(int argc, char **argv)
 	}
 	if (optind != argc)
 		die(EXIT_USAGE, "unexpected argument '%s'", argv[optind]);
+	if (!strcmp(mode, "send") && total < 0)
+		die(EXIT_USAGE, "send needs -n BYTES");
 	if (!addr)
-		addr = !strcmp(mode, "recv") ? "0.0.0.0" : "127.0.0.1";
+		addr = (strcmp(mode, "recv") == 0) != reversed ? "0.0.0.0" :
+							  "127.0.0.1";
 	salen = inet_any_addr(&sa, addr, port);
 	family = sa.ss_family;
 	watchdog(timeout);
 
 	fd = new_socket();
-	if (!strcmp(mode, "recv")) {
+	if (strcmp(mode, "ready") && reversed == (strcmp(mode, "recv") == 0)) {
+		fd = connect_retry(fd, &sa, salen, use_mptcp);
+	} else {
 		tcp_listen_at(fd, (struct sockaddr *)&sa, salen, addr, port);
+		if (strcmp(mode, "ready")) {
+			c = accept_one(fd);
+			close(fd);
+			fd = c;
+		}
+	}
+	if (!strcmp(mode, "recv")) {
 		do_recv(fd, lowat);
 	} else if (!strcmp(mode, "ready")) {
-		tcp_listen_at(fd, (struct sockaddr *)&sa, salen, addr, port);
 		do_ready(fd, &sa, salen, lowat > 0 ? lowat : 512 * 1024);
 	} else {
-		if (total < 0)
-			die(EXIT_USAGE, "send needs -n BYTES");
-		do_send(fd, &sa, salen, total, chunk, gap_us);
+		do_send(fd, total, chunk, gap_us);
+		return 0;
 	}
 	close(fd);
 	return 0;

@@ -19,6 +19,10 @@ static const char usage[] =
 "usage: lowatstall server [-m] [-a ADDR] [-p PORT] -n BYTES [-w WAIT] [-l LOWAT]\n"
 "                         [-b RCVBUF] [-F] [-L] [-t SECONDS] [-T SECONDS]\n"
 "       lowatstall client [-m] [-a ADDR] [-p PORT] -n BYTES [-T SECONDS]\n"
+"  -r    (both) reversed: the server connects to ADDR:PORT (retrying until\n"
+"        it listens), the client listens there and prints 'listening'\n"
+"        (a reader that is the client: with -m on the server alone, an\n"
+"        MPTCP client of a TCP server); -L is then not for the server\n"
 "  server: listen on ADDR:PORT (default 0.0.0.0:40002), print 'listening',\n"
 "        accept one connection and set SO_RCVLOWAT LOWAT (default 524288),\n"
 "        then SO_RCVBUF RCVBUF (default 32768; -F: SO_RCVBUFFORCE; 0: none)\n"
@@ -194,7 +198,18 @@ static int tail_lowat(const struct server *s, long long left)
 	return s->wait == WAIT_BLOCK ? 1 : (int)left;
 }
 
-static int do_server(int lfd, struct server *s, long long total, int rcvbuf,
+/* The listener @lfd's first connection, or die. */
+static int accept_one(int lfd)
+{
+	int fd = accept(lfd, NULL, NULL);
+
+	if (fd < 0)
+		die(EXIT_SETUP, "accept: %s", strerror(errno));
+	return fd;
+}
+
+/* Reads the request on @s->fd, a connected socket, and replies. */
+static int do_server(struct server *s, long long total, int rcvbuf,
 		     int force, int on_listener)
 {
 	long long got = 0, wakeups = 0;
@@ -202,9 +217,6 @@ static int do_server(int lfd, struct server *s, long long total, int rcvbuf,
 	double t0;
 	ssize_t n;
 
-	s->fd = accept(lfd, NULL, NULL);
-	if (s->fd < 0)
-		die(EXIT_SETUP, "accept: %s", strerror(errno));
 	if (!on_listener)
 		set_options(s->fd, s->lowat, rcvbuf, force);
 	lowat = get_int(s->fd, SO_RCVLOWAT);
@@ -236,16 +248,14 @@ static int do_server(int lfd, struct server *s, long long total, int rcvbuf,
 	return stalled ? EXIT_STALLED : got == total ? 0 : 1;
 }
 
-static int do_client(int fd, struct sockaddr_storage *sa, socklen_t salen,
-		     long long total)
+/* Sends the request on @fd, a connected socket, and waits for the reply. */
+static int do_client(int fd, long long total)
 {
 	long long sent = 0;
 	double t0 = now_s();
 	char reply;
 	ssize_t n;
 
-	if (connect(fd, (struct sockaddr *)sa, salen))
-		die(EXIT_SETUP, "connect: %s", strerror(errno));
 	while (sent < total) {
 		size_t len = total - sent < (long long)sizeof(buf) ?
 			     (size_t)(total - sent) : sizeof(buf);
@@ -270,7 +280,7 @@ int main(int argc, char **argv)
 	struct server s = { .wait = WAIT_POLL, .lowat = 524288,
 			    .stall_ms = 10000 };
 	int port = 40002, rcvbuf = 32768, force = 0, on_listener = 0;
-	int timeout = 60, mptcp = 0, fd, c, ret;
+	int timeout = 60, mptcp = 0, reversed = 0, fd, c, ret;
 	const char *mode, *addr = NULL;
 	struct sockaddr_storage sa;
 	long long total = -1;
@@ -278,9 +288,10 @@ int main(int argc, char **argv)
 	unsigned int i;
 
 	mode = mode_arg(argc, argv, usage, "server", "client");
-	while ((c = getopt(argc, argv, "ma:p:n:w:l:b:FLt:T:")) != -1) {
+	while ((c = getopt(argc, argv, "mra:p:n:w:l:b:FLt:T:")) != -1) {
 		switch (c) {
 		case 'm': mptcp = 1; break;
+		case 'r': reversed = 1; break;
 		case 'a': addr = optarg; break;
 		case 'p': port = parse_int("-p", optarg); break;
 		case 'n': total = parse_ll("-n", optarg); break;
@@ -306,20 +317,31 @@ int main(int argc, char **argv)
 		die(EXIT_USAGE, "unexpected argument '%s'", argv[optind]);
 	if (total <= 0)
 		die(EXIT_USAGE, "-n BYTES is needed (more than 0)");
+	if (reversed && on_listener)
+		die(EXIT_USAGE, "-L: a reversed server has no listener");
 	if (!addr)
-		addr = !strcmp(mode, "server") ? "0.0.0.0" : "127.0.0.1";
+		addr = (strcmp(mode, "server") == 0) != reversed ? "0.0.0.0" :
+								  "127.0.0.1";
 	salen = inet_any_addr(&sa, addr, port);
 	watchdog(timeout);
 
 	fd = inet_stream_socket(sa.ss_family, mptcp);
+	if (reversed == (strcmp(mode, "server") == 0)) {
+		fd = connect_retry(fd, &sa, salen, mptcp);
+	} else {
+		if (on_listener)
+			set_options(fd, s.lowat, rcvbuf, force);
+		tcp_listen_at(fd, (struct sockaddr *)&sa, salen, addr, port);
+		printf("listening\n");
+		fflush(stdout);
+		c = accept_one(fd);
+		close(fd);
+		fd = c;
+	}
 	if (!strcmp(mode, "client"))
-		return do_client(fd, &sa, salen, total);
-	if (on_listener)
-		set_options(fd, s.lowat, rcvbuf, force);
-	tcp_listen_at(fd, (struct sockaddr *)&sa, salen, addr, port);
-	printf("listening\n");
-	fflush(stdout);
-	ret = do_server(fd, &s, total, rcvbuf, force, on_listener);
+		return do_client(fd, total);
+	s.fd = fd;
+	ret = do_server(&s, total, rcvbuf, force, on_listener);
 	close(fd);
 	return ret;
 }

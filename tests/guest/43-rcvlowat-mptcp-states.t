@@ -1,0 +1,188 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# SO_RCVLOWAT on MPTCP in every MPTCP state, with TCP on the same kernel as
+# the oracle, rcvfix off and enabled in one boot. The states, by who reads:
+#   tcp      TCP both ends: the oracle
+#   mpc1     MPTCP both ends (MP_CAPABLE), one subflow
+#   mpc2     MPTCP both ends, a second subflow joined (an endpoint of the
+#            sender's namespace)
+#   active   an MPTCP client reading from a plain TCP server (fallback:
+#            the msk's own window, rcv_wnd_sent, stops moving)
+#   passive  an MPTCP listener's connection from a plain TCP client
+# and the scenarios:
+#   paced    4 MiB in 16 KiB writes 2 ms apart, a 512 KiB mark: wakeups
+#            per MiB and short reads (a wakeup that reads less than the mark)
+#   duplex   the same while the reader's second thread writes on the socket
+#            (the msk is owned by that writer now and then)
+#   stall    tests/progs/lowatstall: a mark the buffer cannot hold (SO_RCVBUF
+#            32768 after it), epoll and a blocking recv(): done or stalled
+# Enabled, each MPTCP cell must do what TCP does: wakeups per MiB within
+# TCP's + 1 and within its own off cell's + 1, at most 2 short reads, and
+# no stall where TCP completes. Off, the MPTCP cells record the kernel's
+# own (6.1: woken per packet; 6.12 and 7.x: the stranded reader).
+# About 2 minutes under emulation.
+source "$RCVFIX_REPO/tests/guest/lib.sh"
+need "$RCVFIX_KO" "$RCVFIX_BIN/lowat" "$RCVFIX_BIN/lowatstall"
+
+MIB=1048576
+LOWAT=524288
+PACED="-n $((4 * MIB)) -c 16384 -g 2000"
+
+rcvfix_unload
+rcvfix_load || { fail "load rcvfix"; done_testing; }
+echo "# rcvlowat_wakeup $(rcvfix_status rcvlowat_wakeup)"
+"$RCVFIX_BIN/sockopt" -p mptcp get > /dev/null 2>&1 ||
+	skip "no MPTCP sockets on this kernel"
+
+snd=$(netns_new lma)	# the sender
+rcv=$(netns_new lmb)	# the reader
+veth_pair "$snd" "$rcv" 10.99.43.1 10.99.43.2 || skip "cannot create veth pair"
+ip -n "$snd" addr add 10.99.43.3/24 dev "veth-$$-a" ||
+	skip "cannot add a second address"
+for ns in "$snd" "$rcv"; do
+	ns_write /proc/sys/net/mptcp/enabled 1 "$ns"
+	in_ns "$ns" ip mptcp limits set subflows 2 add_addr_accepted 2 ||
+		skip "cannot set the MPTCP path manager's limits"
+done
+port=43400
+
+# state_args STATE ROLE: the options of lowat/lowatstall for ROLE (r: the
+# reader, s: the sender) in STATE.
+state_args() {
+	local a=""
+	case $1 in
+	mpc1|mpc2) a=-m ;;
+	active) [[ $2 == r ]] && a=-m; a+=" -r" ;;
+	passive) [[ $2 == r ]] && a=-m ;;
+	esac
+	echo "$a"
+}
+
+# Joins seen by the reader's namespace (its MPTCP MIB), for mpc2.
+joins() {
+	in_ns "$rcv" awk '/^MPTcpExt:/ { if (!n) { split($0, k); n = 1; next }
+		split($0, v); for (i in k) if (k[i] == "MPJoinSynRx") print v[i] }' \
+		/proc/net/netstat
+}
+
+# lowat_cell STATE EXTRA: one paced transfer; sets R to the reader's line.
+# The listening end starts first and says so.
+lowat_cell() {
+	local out=/tmp/rcvfix-lowat43-$$ ra sa dst=10.99.43.2
+	ra=$(state_args "$1" r) sa=$(state_args "$1" s)
+	port=$((port + 1))
+	if [[ $1 == active ]]; then
+		dst=10.99.43.1
+		in_ns "$snd" "$RCVFIX_BIN/lowat" send $sa $2 -a $dst -p $port \
+			-T 60 $PACED > "$out" 2>&1 &
+		wait_for "$out" listening 20
+		R=$(in_ns "$rcv" "$RCVFIX_BIN/lowat" recv $ra $2 -a $dst \
+			-p $port -l $LOWAT -T 60 2>&1 | grep '^lowat=')
+	else
+		in_ns "$rcv" "$RCVFIX_BIN/lowat" recv $ra $2 -a $dst -p $port \
+			-l $LOWAT -T 60 > "$out" 2>&1 &
+		wait_for "$out" listening 20
+		in_ns "$snd" "$RCVFIX_BIN/lowat" send $sa $2 -a $dst -p $port \
+			-T 60 $PACED > /dev/null
+		wait
+		R=$(grep '^lowat=' "$out")
+	fi
+	wait
+	rm -f "$out"
+}
+
+# stall_cell STATE WAIT STALL_S: one request/response; sets S.
+stall_cell() {
+	local out=/tmp/rcvfix-stall43-$$ ra sa dst=10.99.43.2
+	ra=$(state_args "$1" r) sa=$(state_args "$1" s)
+	port=$((port + 1))
+	local args="-n $((4 * MIB)) -p $port"
+	if [[ $1 == active ]]; then
+		dst=10.99.43.1
+		in_ns "$snd" "$RCVFIX_BIN/lowatstall" client $sa $args -a $dst \
+			-T $(($3 + 30)) > "$out" 2>&1 &
+		wait_for "$out" listening 20
+		S=$(in_ns "$rcv" "$RCVFIX_BIN/lowatstall" server $ra $args \
+			-a $dst -w "$2" -t "$3" -T $(($3 + 30)) 2>&1 |
+			grep '^result=')
+	else
+		in_ns "$rcv" "$RCVFIX_BIN/lowatstall" server $ra $args -a $dst \
+			-w "$2" -t "$3" -T $(($3 + 30)) > "$out" 2>&1 &
+		wait_for "$out" listening 20
+		in_ns "$snd" timeout $(($3 + 30)) "$RCVFIX_BIN/lowatstall" \
+			client $sa $args -a $dst -T $(($3 + 30)) > /dev/null 2>&1
+		wait
+		S=$(grep '^result=' "$out")
+	fi
+	wait
+	rm -f "$out"
+}
+
+# per_mib_x100 LINE: voluntary context switches per MiB, x100.
+per_mib_x100() {
+	local bytes
+	bytes=$(kv bytes "$1")
+	echo $(($(kv nvcsw "$1") * 100 * MIB / (bytes > 0 ? bytes : 1)))
+}
+
+STATES="tcp mpc1 mpc2 active passive"
+STALL_OK=$(scaled 5)
+declare -A W SHORT RES
+
+for en in 0 1; do
+	rcvfix_enable $en "$snd"
+	rcvfix_enable $en "$rcv"
+	for state in $STATES; do
+		if [[ $state == mpc2 ]]; then
+			j0=$(joins)
+			in_ns "$snd" ip mptcp endpoint add 10.99.43.3 \
+				dev "veth-$$-a" subflow ||
+				fail "add the sender's second endpoint"
+		fi
+		for scen in paced duplex; do
+			extra=
+			[[ $scen == duplex ]] && extra=-d
+			cell="$state, $scen, enable=$en"
+			lowat_cell $state "$extra"
+			echo "# $cell: $R"
+			check_eq "$cell: all bytes read" $((4 * MIB)) \
+				"$(kv bytes "$R")"
+			W[$cell]=$(per_mib_x100 "$R") SHORT[$cell]=$(kv short "$R")
+		done
+		for wait in epoll block; do
+			cell="$state, stall, $wait, enable=$en"
+			stall=$STALL_OK
+			[[ $state != tcp && $en == 0 ]] && stall=3
+			stall_cell $state $wait $stall
+			echo "# $cell: $S"
+			RES[$cell]=$(kv result "$S")
+		done
+		if [[ $state == mpc2 ]]; then
+			in_ns "$snd" ip mptcp endpoint flush
+			check "mpc2, enable=$en: a second subflow joined" \
+				test "$(joins)" -gt "$j0"
+		fi
+	done
+done
+
+# The oracle: TCP on this kernel, and the same cell off.
+for state in $STATES; do
+	for scen in paced duplex; do
+		on="$state, $scen, enable=1" off="$state, $scen, enable=0"
+		tcp="tcp, $scen, enable=1"
+		w=${W[$on]:-999999}
+		check "$on: wakeups per MiB ($w/100) within TCP's + 1 (${W[$tcp]}/100)" \
+			test "$w" -le $((${W[$tcp]:-0} + 100))
+		check "$on: wakeups per MiB ($w/100) within its off cell's + 1 (${W[$off]}/100)" \
+			test "$w" -le $((${W[$off]:-0} + 100))
+		check "$on: at most 2 short reads (${SHORT[$on]})" \
+			test "${SHORT[$on]:-99}" -le 2
+	done
+	for wait in epoll block; do
+		on="$state, stall, $wait, enable=1"
+		check_eq "$on: done where TCP is (${RES[tcp, stall, $wait, enable=1]})" \
+			done "${RES[$on]}"
+	done
+done
+
+done_testing
