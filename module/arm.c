@@ -70,6 +70,15 @@
  *    function (a kprobe with a post_handler, a module like rcvfix) is
  *    refused with EBUSY; a livepatch is not (below).
  *
+ * On demand: hooks on a per-segment path (hook->on_demand: MPTCP's receive
+ * path, for SO_RCVLOWAT) are left out of the arming until a socket needs
+ * them: rcvfix_arm_demand(), called by the setsockopt-time replacement
+ * that sets a mark, before that setsockopt() returns. From then on, until
+ * unload, they are armed and disarmed with the others (the hold-off,
+ * stepping aside, arm failures and rcvfix_arm_close() alike): a socket
+ * whose mark was seen keeps its rule across a disarm and a new arming.
+ * Until then an MPTCP segment meets no callback of rcvfix's.
+ *
  * A livepatch always wins: while one loads or holds a hooked function,
  * rcvfix stands aside (livepatch.c), handed this file's lock and
  * transitions at load (rcvfix_arm_arming). Enabling a namespace then
@@ -86,6 +95,7 @@
 #include <linux/mutex.h>
 #include <linux/printk.h>
 #include <linux/rcupdate.h>
+#include <linux/timekeeping.h>
 #include <linux/workqueue.h>
 
 #include "arm.h"
@@ -98,9 +108,18 @@ bool rcvfix_hooks_in_force __read_mostly;
 
 static DEFINE_MUTEX(rcvfix_arm_lock);
 
-/* The strategy's hooks, handed over by rcvfix_arm_init(), never changed. */
-static struct rcvfix_hook *const *rcvfix_arm_hooks;
+/*
+ * The strategy's hooks, handed over by rcvfix_arm_init() and never
+ * changed: those armed for the first enabled namespace, and those armed
+ * on demand (see the top).
+ */
+#define RCVFIX_ARM_MAX_HOOKS 16
+static struct rcvfix_hook *rcvfix_arm_hooks[RCVFIX_ARM_MAX_HOOKS];
 static unsigned int rcvfix_arm_nr_hooks;
+static struct rcvfix_hook *rcvfix_demand_hooks[RCVFIX_ARM_MAX_HOOKS];
+static unsigned int rcvfix_nr_demand_hooks;
+/* A socket needed them: set once under rcvfix_arm_lock, never cleared. */
+static bool rcvfix_demanded;
 static atomic_t rcvfix_arm_users = ATOMIC_INIT(0);
 
 /* Written under rcvfix_arm_lock, read by rcvfix_arm_show() without it. */
@@ -112,6 +131,8 @@ static unsigned long rcvfix_arm_failures;
 static int rcvfix_arm_err;		/* of the last attempt, 0 if it armed */
 static const char *rcvfix_arm_err_hook = "";
 static const char *rcvfix_arm_err_owner = "";
+static bool rcvfix_demand_armed;	/* the on-demand hooks are armed */
+static u64 rcvfix_demand_since_s;	/* since then, boot time */
 
 /* ---- disarm_holdoff_s: module parameter, 0 to 3600 ---- */
 
@@ -145,6 +166,35 @@ static void rcvfix_disarm_work_fn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(rcvfix_disarm_work, rcvfix_disarm_work_fn);
 
 /*
+ * The on-demand hooks, where a socket has needed them (else nothing),
+ * @first (if not NULL) before the others; all or none. Their callbacks
+ * act only while the whole strategy is in force (rcvfix_arm_in_force()),
+ * so they may come before or after the others. Under rcvfix_arm_lock.
+ */
+static int rcvfix_demand_arm_locked(struct rcvfix_hook *first,
+				    struct rcvfix_hook **failed)
+{
+	int ret;
+
+	if (!rcvfix_demanded || rcvfix_demand_armed)
+		return 0;
+	ret = rcvfix_hooks_arm(rcvfix_demand_hooks, rcvfix_nr_demand_hooks,
+			       first, failed);
+	if (ret)
+		return ret;
+	WRITE_ONCE(rcvfix_demand_since_s, ktime_get_boottime_seconds());
+	WRITE_ONCE(rcvfix_demand_armed, true);
+	return 0;
+}
+
+/* Under rcvfix_arm_lock. */
+static void rcvfix_demand_disarm_locked(void)
+{
+	rcvfix_hooks_disarm(rcvfix_demand_hooks, rcvfix_nr_demand_hooks);
+	WRITE_ONCE(rcvfix_demand_armed, false);
+}
+
+/*
  * Arms every hook of the strategy, or none, @first (if not NULL) before
  * the others; then, and only then, the hooks are in force. Under
  * rcvfix_arm_lock.
@@ -152,17 +202,36 @@ static DECLARE_DELAYED_WORK(rcvfix_disarm_work, rcvfix_disarm_work_fn);
 static int rcvfix_try_arm_locked(struct rcvfix_hook *first,
 				 struct rcvfix_hook **failed)
 {
+	bool first_on_demand = first && first->on_demand;
 	int ret;
 
-	ret = rcvfix_hooks_arm(rcvfix_arm_hooks, rcvfix_arm_nr_hooks, first,
-			       failed);
+	ret = rcvfix_demand_arm_locked(first_on_demand ? first : NULL, failed);
 	if (ret)
 		return ret;
+	ret = rcvfix_hooks_arm(rcvfix_arm_hooks, rcvfix_arm_nr_hooks,
+			       first_on_demand ? NULL : first, failed);
+	if (ret) {
+		rcvfix_demand_disarm_locked();
+		return ret;
+	}
 	WRITE_ONCE(rcvfix_armed, true);
 	WRITE_ONCE(rcvfix_arms, rcvfix_arms + 1);
 	/* only now: every hook is registered and its text patched */
 	WRITE_ONCE(rcvfix_hooks_in_force, true);
 	return 0;
+}
+
+/* Records why @failed was refused, for /proc/net/rcvfix and the log. */
+static void rcvfix_arm_failed_locked(struct rcvfix_hook *failed, int ret,
+				     const char *outcome)
+{
+	WRITE_ONCE(rcvfix_arm_err_hook, failed->name);
+	WRITE_ONCE(rcvfix_arm_err_owner, rcvfix_hook_owner(failed, ret));
+	WRITE_ONCE(rcvfix_arm_err, ret);
+	WRITE_ONCE(rcvfix_arm_failures, rcvfix_arm_failures + 1);
+	pr_err_ratelimited("cannot hook %s: %s (%d), owner: %s; %s\n",
+			   failed->name, rcvfix_hook_errno_name(ret), ret,
+			   rcvfix_arm_err_owner, outcome);
 }
 
 /*
@@ -178,14 +247,8 @@ static int rcvfix_arm_locked(void)
 		return -ENODEV;
 	ret = rcvfix_try_arm_locked(NULL, &failed);
 	if (ret) {
-		WRITE_ONCE(rcvfix_arm_err_hook, failed->name);
-		WRITE_ONCE(rcvfix_arm_err_owner,
-			   rcvfix_hook_owner(failed, ret));
-		WRITE_ONCE(rcvfix_arm_err, ret);
-		WRITE_ONCE(rcvfix_arm_failures, rcvfix_arm_failures + 1);
-		pr_err_ratelimited("cannot hook %s: %s (%d), owner: %s; net.rcvfix.enable stays 0\n",
-				   failed->name, rcvfix_hook_errno_name(ret), ret,
-				   rcvfix_arm_err_owner);
+		rcvfix_arm_failed_locked(failed, ret,
+					 "net.rcvfix.enable stays 0");
 		return ret;
 	}
 	WRITE_ONCE(rcvfix_arm_err, 0);
@@ -204,6 +267,7 @@ static void rcvfix_disarm_locked(bool settle)
 	if (settle)
 		synchronize_rcu_tasks();
 	rcvfix_hooks_disarm(rcvfix_arm_hooks, rcvfix_arm_nr_hooks);
+	rcvfix_demand_disarm_locked();
 	WRITE_ONCE(rcvfix_armed, false);
 	WRITE_ONCE(rcvfix_disarms, rcvfix_disarms + 1);
 }
@@ -241,6 +305,43 @@ int rcvfix_arm_get(void)
 	}
 	mutex_unlock(&rcvfix_arm_lock);
 	return ret;
+}
+
+/**
+ * rcvfix_arm_demand - a socket needs the on-demand hooks
+ *
+ * Called in task context by a replacement that is about to set an
+ * SO_RCVLOWAT mark on an MPTCP socket in a namespace with the fix on, so
+ * the hooks are armed before its setsockopt() returns (a later arming
+ * could miss its last wakeup for good). The first call arms them where
+ * the others are armed (while rcvfix stands aside, the next arming takes
+ * them); later calls cost one read. If ftrace refuses one, nothing of
+ * the set stays armed, the failure is counted and logged, and the next
+ * call tries again: the mark is then set with the kernel's own rule.
+ * May sleep.
+ */
+void rcvfix_arm_demand(void)
+{
+	struct rcvfix_hook *failed = NULL;
+	int ret;
+
+	if (likely(READ_ONCE(rcvfix_demand_armed)) ||
+	    !rcvfix_nr_demand_hooks)
+		return;
+	mutex_lock(&rcvfix_arm_lock);
+	if (rcvfix_arm_closed)
+		goto out;
+	rcvfix_demanded = true;
+	if (!rcvfix_armed)
+		goto out;
+	ret = rcvfix_demand_arm_locked(NULL, &failed);
+	if (ret) {
+		rcvfix_demanded = false;
+		rcvfix_arm_failed_locked(failed, ret,
+					 "this socket's SO_RCVLOWAT keeps the kernel's rule");
+	}
+out:
+	mutex_unlock(&rcvfix_arm_lock);
 }
 
 /*
@@ -350,9 +451,23 @@ static const struct rcvfix_livepatch_arming rcvfix_arm_arming = {
  */
 int rcvfix_arm_init(struct rcvfix_hook *const *hooks, unsigned int n)
 {
-	rcvfix_arm_hooks = hooks;
-	rcvfix_arm_nr_hooks = n;
+	unsigned int i;
+
+	if (n > RCVFIX_ARM_MAX_HOOKS)
+		return -E2BIG;
+	for (i = 0; i < n; i++) {
+		if (hooks[i]->on_demand)
+			rcvfix_demand_hooks[rcvfix_nr_demand_hooks++] = hooks[i];
+		else
+			rcvfix_arm_hooks[rcvfix_arm_nr_hooks++] = hooks[i];
+	}
 	return rcvfix_livepatch_init(&rcvfix_arm_arming);
+}
+
+/* Are there hooks armed on demand (for the load log line)? */
+bool rcvfix_arm_has_demand_hooks(void)
+{
+	return rcvfix_nr_demand_hooks;
 }
 
 /**
@@ -407,6 +522,11 @@ void rcvfix_arm_show(struct seq_file *m)
 	seq_printf(m, RCVFIX_KEY_ARMS " %lu\n", READ_ONCE(rcvfix_arms));
 	seq_printf(m, RCVFIX_KEY_DISARMS " %lu\n", READ_ONCE(rcvfix_disarms));
 	seq_printf(m, RCVFIX_KEY_ARM_FAILURES " %lu\n", READ_ONCE(rcvfix_arm_failures));
+	seq_printf(m, RCVFIX_KEY_RECEIVE_HOOKS " %s\n",
+		   READ_ONCE(rcvfix_demand_armed) ? "yes" : "no");
+	seq_printf(m, RCVFIX_KEY_RECEIVE_HOOKS_SINCE " %llu\n",
+		   READ_ONCE(rcvfix_demand_armed) ?
+		   READ_ONCE(rcvfix_demand_since_s) : 0);
 	rcvfix_livepatch_show(m);
 	if (err)
 		seq_printf(m, RCVFIX_KEY_LAST_ARM_ERROR " %s:%s:%s\n",

@@ -23,6 +23,7 @@ struct rcvfix_hook {
 	struct ftrace_ops ops;
 	bool optional;			/* may be missing from a kernel */
 	bool observe;			/* acts at the entry, never redirects */
+	bool on_demand;			/* armed at a socket's first need (arm.c) */
 	bool armed;			/* registered with ftrace */
 	bool stuck;			/* ftrace refused to unregister it */
 };

@@ -68,8 +68,10 @@ static int __init rcvfix_init(void)
 		goto err_netns;
 	}
 
-	pr_info("%s loaded: strategy callers (%s), armed while a namespace enables it, SO_RCVLOWAT wakeup fix %s, signature %s\n",
+	pr_info("%s loaded: strategy callers (%s), armed while a namespace enables it%s, SO_RCVLOWAT wakeup fix %s, signature %s\n",
 		RCVFIX_VERSION, rcvfix_targets_names(),
+		rcvfix_arm_has_demand_hooks() ?
+		" (MPTCP's receive path on demand: once a socket there sets SO_RCVLOWAT)" : "",
 		rcvfix_rcvlowat_state(), rcvfix_status_signature());
 	return 0;
 

@@ -50,9 +50,14 @@
  * part stays off with one log line naming why, and MPTCP keeps the
  * kernel's behaviour.
  *
- * Sockets that never set SO_RCVLOWAT (sk_rcvlowat 1) pay one compare per
- * mptcp_data_ready() and per mptcp_poll() in an armed kernel (the
- * ftrace callback's cost: docs/benchmarks.md, segcost).
+ * The hooks of mptcp_data_ready() and mptcp_poll() are armed on demand
+ * (arm.c): not before an MPTCP socket in a namespace with the fix on sets
+ * a mark, which the setsockopt-time hooks see first (the arming happens
+ * there, before that setsockopt() returns). Until then an MPTCP segment
+ * meets no callback of rcvfix's; after, sockets without a mark
+ * (sk_rcvlowat 1) pay the callback and one compare (docs/benchmarks.md,
+ * segcost). A mark set while the fix was off in its namespace is not
+ * seen, as an SO_RCVBUF set then is not.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -74,6 +79,7 @@
 #include <net/tcp_states.h>
 
 #include "btf_layout.h"
+#include "arm.h"
 #include "hook.h"
 #include "mptcp_lowat.h"
 #include "mptcp_sock.h"
@@ -557,7 +563,11 @@ void notrace rcvfix_mptcp_lowat_entry_poll(unsigned long ip,
  */
 static int rcvfix_mptcp_set_rcvlowat_net(struct sock *msk, int val)
 {
-	int ret = rcvfix_mptcp_set_rcvlowat_fn(msk, val);
+	int ret;
+
+	if (val > 1)
+		rcvfix_arm_demand();
+	ret = rcvfix_mptcp_set_rcvlowat_fn(msk, val);
 
 	if (!ret && rcvfix_mptcp_ready_by_net(msk, NULL, true))
 		msk->sk_data_ready(msk);
@@ -628,6 +638,8 @@ static int rcvfix_mptcp_setsockopt(struct rcvfix_setsockopt_obj *obj,
 	} else if (copy_from_sockptr(&val, optval, sizeof(val))) {
 		ret = -EFAULT;
 	} else {
+		if (val > 1 || val < 0)
+			rcvfix_arm_demand();
 		sockopt_lock_sock(msk);
 		rcvfix_mptcp_set_rcvlowat(msk, val < 0 ? INT_MAX : val);
 		sockopt_release_sock(msk);

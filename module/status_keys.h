@@ -36,6 +36,8 @@
 #define RCVFIX_KEY_ARMS			"arms"
 #define RCVFIX_KEY_DISARMS		"disarms"
 #define RCVFIX_KEY_ARM_FAILURES		"arm_failures"
+#define RCVFIX_KEY_RECEIVE_HOOKS	"receive_hooks_armed"
+#define RCVFIX_KEY_RECEIVE_HOOKS_SINCE	"receive_hooks_armed_since"
 #define RCVFIX_KEY_STEPPED_ASIDE	"stepped_aside"
 #define RCVFIX_KEY_STEPPED_ASIDE_FOR	"stepped_aside_for"
 #define RCVFIX_KEY_STEPS_ASIDE		"steps_aside"
@@ -80,6 +82,10 @@ static const struct rcvfix_status_key rcvfix_status_keys[] = {
 	  "Times the hooks were disarmed since the load" },
 	{ RCVFIX_KEY_ARM_FAILURES, RCVFIX_SCOPE_MODULE, RCVFIX_TYPE_COUNTER,
 	  "Times arming the hooks failed" },
+	{ RCVFIX_KEY_RECEIVE_HOOKS, RCVFIX_SCOPE_MODULE, RCVFIX_TYPE_BOOL,
+	  "1 when MPTCP's receive-path hooks are armed (on demand: an MPTCP socket set SO_RCVLOWAT)" },
+	{ RCVFIX_KEY_RECEIVE_HOOKS_SINCE, RCVFIX_SCOPE_MODULE, RCVFIX_TYPE_GAUGE,
+	  "Seconds since boot when the receive-path hooks were last armed, 0 while not armed" },
 	{ RCVFIX_KEY_STEPPED_ASIDE, RCVFIX_SCOPE_MODULE, RCVFIX_TYPE_BOOL,
 	  "1 while rcvfix stays disarmed for a livepatch (the fix is not in force)" },
 	{ RCVFIX_KEY_STEPPED_ASIDE_FOR, RCVFIX_SCOPE_MODULE, RCVFIX_TYPE_TEXT,

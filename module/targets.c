@@ -45,13 +45,16 @@ static struct rcvfix_hook rcvfix_candidate_hooks[] = {
 	  .optional = true, .observe = true },
 	/*
 	 * MPTCP's SO_RCVLOWAT rule as TCP's (mptcp_lowat.c): the first two
-	 * where the fix is on, the third only where the kernel has its own
-	 * rule (6.7+), to which rcvfix adds TCP's net.
+	 * where the fix is on, on the receive path, so armed only once an
+	 * MPTCP socket has set a mark (arm.c: on demand); the third, where
+	 * the kernel has its own rule (6.7+), to which rcvfix adds TCP's net.
 	 */
 	{ .name = RCVFIX_MPTCP_DATA_READY,
-	  .entry = rcvfix_mptcp_lowat_entry_data_ready, .optional = true },
+	  .entry = rcvfix_mptcp_lowat_entry_data_ready, .optional = true,
+	  .on_demand = true },
 	{ .name = RCVFIX_MPTCP_POLL,
-	  .entry = rcvfix_mptcp_lowat_entry_poll, .optional = true },
+	  .entry = rcvfix_mptcp_lowat_entry_poll, .optional = true,
+	  .on_demand = true },
 	{ .name = RCVFIX_MPTCP_SET_RCVLOWAT,
 	  .entry = rcvfix_mptcp_lowat_entry_set_rcvlowat, .optional = true },
 };
