@@ -406,6 +406,7 @@ const char *rcvfix_hook_errno_name(int err)
 
 /**
  * rcvfix_hook_pin_module - this module's text must stay for good
+ * @why: what keeps a pointer into this module, for the log line
  *
  * A replacement found that the kernel may keep a pointer into this module
  * (@why says which, in one log line): from now on rmmod refuses, and an

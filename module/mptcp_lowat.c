@@ -422,6 +422,7 @@ struct rcvfix_mptcp_filter {
 	struct sock *msk;
 	struct sock *ssk;	/* the subflow it runs for */
 };
+
 static DEFINE_PER_CPU(struct rcvfix_mptcp_filter, rcvfix_mptcp_filtering);
 
 /*
@@ -450,7 +451,7 @@ static void rcvfix_mptcp_readable(struct sock *msk)
  */
 static void rcvfix_mptcp_lowat_pin(void)
 {
-	rcvfix_hook_pin_module("an MPTCP socket's sk_data_ready was replaced while rcvfix filtered it");
+	rcvfix_hook_pin_module("an MPTCP socket's sk_data_ready was replaced while filtered");
 }
 
 /*

@@ -83,7 +83,7 @@ static const struct rcvfix_status_key rcvfix_status_keys[] = {
 	{ RCVFIX_KEY_ARM_FAILURES, RCVFIX_SCOPE_MODULE, RCVFIX_TYPE_COUNTER,
 	  "Times arming the hooks failed" },
 	{ RCVFIX_KEY_RECEIVE_HOOKS, RCVFIX_SCOPE_MODULE, RCVFIX_TYPE_BOOL,
-	  "1 when MPTCP's receive-path hooks are armed (on demand: an MPTCP socket set SO_RCVLOWAT)" },
+	  "1 when MPTCP's receive-path hooks are armed (an MPTCP socket set SO_RCVLOWAT)" },
 	{ RCVFIX_KEY_RECEIVE_HOOKS_SINCE, RCVFIX_SCOPE_MODULE, RCVFIX_TYPE_GAUGE,
 	  "Seconds since boot when the receive-path hooks were last armed, 0 while not armed" },
 	{ RCVFIX_KEY_STEPPED_ASIDE, RCVFIX_SCOPE_MODULE, RCVFIX_TYPE_BOOL,

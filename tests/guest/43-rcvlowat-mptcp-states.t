@@ -5,28 +5,33 @@
 #   tcp      TCP both ends: the oracle
 #   mpc1     MPTCP both ends (MP_CAPABLE), one subflow
 #   mpc2     MPTCP both ends, a second subflow joined (an endpoint of the
-#            sender's namespace)
+#            sender's namespace; a namespace pair of its own)
 #   active   an MPTCP client reading from a plain TCP server (fallback:
 #            the msk's own window, rcv_wnd_sent, stops moving)
 #   passive  an MPTCP listener's connection from a plain TCP client
 # and the scenarios:
-#   paced    4 MiB in 16 KiB writes 2 ms apart, a 512 KiB mark: wakeups
+#   paced    2 MiB in 16 KiB writes 2 ms apart, a 512 KiB mark: wakeups
 #            per MiB and short reads (a wakeup that reads less than the mark)
 #   duplex   the same while the reader's second thread writes on the socket
 #            (the msk is owned by that writer now and then)
 #   stall    tests/progs/lowatstall: a mark the buffer cannot hold (SO_RCVBUF
 #            32768 after it), epoll and a blocking recv(): done or stalled
 # Enabled, each MPTCP cell must do what TCP does: wakeups per MiB within
-# TCP's + 1 and within its own off cell's + 1, at most 2 short reads, and
-# no stall where TCP completes. Off, the MPTCP cells record the kernel's
-# own (6.1: woken per packet; 6.12 and 7.x: the stranded reader).
-# About 2 minutes under emulation.
+# TCP's + 1 and within its own off cell's + 1 (paced's for duplex), at
+# most 2 short reads, and no stall where TCP completes. Off, the MPTCP
+# cells record the kernel's own (6.1: woken per packet; 6.12 and 7.x: the
+# stranded reader), paced and epoll only.
+# And MPTCP's receive-path hooks are armed on demand: enabled, not before
+# an MPTCP socket sets a mark (ftrace's enabled_functions does not list
+# them), then before that setsockopt() returns, for good.
+# About 90 s under emulation.
 source "$RCVFIX_REPO/tests/guest/lib.sh"
 need "$RCVFIX_KO" "$RCVFIX_BIN/lowat" "$RCVFIX_BIN/lowatstall"
 
 MIB=1048576
 LOWAT=524288
-PACED="-n $((4 * MIB)) -c 16384 -g 2000"
+TOTAL=$((2 * MIB))
+PACED="-n $TOTAL -c 16384 -g 2000"
 
 rcvfix_unload
 rcvfix_load || { fail "load rcvfix"; done_testing; }
@@ -34,16 +39,23 @@ echo "# rcvlowat_wakeup $(rcvfix_status rcvlowat_wakeup)"
 "$RCVFIX_BIN/sockopt" -p mptcp get > /dev/null 2>&1 ||
 	skip "no MPTCP sockets on this kernel"
 
+# Two namespace pairs, the second for mpc2 (veth_pair names its ends by
+# the shell's PID: the second pair is made in a subshell).
 snd=$(netns_new lma)	# the sender
 rcv=$(netns_new lmb)	# the reader
+snd2=$(netns_new lmc)
+rcv2=$(netns_new lmd)
 veth_pair "$snd" "$rcv" 10.99.43.1 10.99.43.2 || skip "cannot create veth pair"
-ip -n "$snd" addr add 10.99.43.3/24 dev "veth-$$-a" ||
-	skip "cannot add a second address"
-for ns in "$snd" "$rcv"; do
+dev2=$( (veth_pair "$snd2" "$rcv2" 10.99.44.1 10.99.44.2 &&
+	echo "veth-$BASHPID-a") ) || skip "cannot create a second veth pair"
+for ns in "$snd" "$rcv" "$snd2" "$rcv2"; do
 	ns_write /proc/sys/net/mptcp/enabled 1 "$ns"
 	in_ns "$ns" ip mptcp limits set subflows 2 add_addr_accepted 2 ||
 		skip "cannot set the MPTCP path manager's limits"
 done
+ip -n "$snd2" addr add 10.99.44.3/24 dev "$dev2" &&
+	in_ns "$snd2" ip mptcp endpoint add 10.99.44.3 dev "$dev2" subflow ||
+	skip "cannot add the second subflow's endpoint"
 port=43400
 
 # state_args STATE ROLE: the options of lowat/lowatstall for ROLE (r: the
@@ -58,9 +70,9 @@ state_args() {
 	echo "$a"
 }
 
-# Joins seen by the reader's namespace (its MPTCP MIB), for mpc2.
+# Joins seen by the mpc2 reader's namespace (its MPTCP MIB).
 joins() {
-	in_ns "$rcv" awk '/^MPTcpExt:/ { if (!n) { split($0, k); n = 1; next }
+	in_ns "$rcv2" awk '/^MPTcpExt:/ { if (!n) { split($0, k); n = 1; next }
 		split($0, v); for (i in k) if (k[i] == "MPJoinSynRx") print v[i] }' \
 		/proc/net/netstat
 }
@@ -68,8 +80,9 @@ joins() {
 # lowat_cell STATE EXTRA: one paced transfer; sets R to the reader's line.
 # The listening end starts first and says so.
 lowat_cell() {
-	local out=/tmp/rcvfix-lowat43-$$ ra sa dst=10.99.43.2
+	local out=/tmp/rcvfix-lowat43-$$ ra sa dst=10.99.43.2 snd=$snd rcv=$rcv
 	ra=$(state_args "$1" r) sa=$(state_args "$1" s)
+	[[ $1 == mpc2 ]] && snd=$snd2 rcv=$rcv2 dst=10.99.44.2
 	port=$((port + 1))
 	if [[ $1 == active ]]; then
 		dst=10.99.43.1
@@ -93,10 +106,11 @@ lowat_cell() {
 
 # stall_cell STATE WAIT STALL_S: one request/response; sets S.
 stall_cell() {
-	local out=/tmp/rcvfix-stall43-$$ ra sa dst=10.99.43.2
+	local out=/tmp/rcvfix-stall43-$$ ra sa dst=10.99.43.2 snd=$snd rcv=$rcv
 	ra=$(state_args "$1" r) sa=$(state_args "$1" s)
+	[[ $1 == mpc2 ]] && snd=$snd2 rcv=$rcv2 dst=10.99.44.2
 	port=$((port + 1))
-	local args="-n $((4 * MIB)) -p $port"
+	local args="-n $TOTAL -p $port"
 	if [[ $1 == active ]]; then
 		dst=10.99.43.1
 		in_ns "$snd" "$RCVFIX_BIN/lowatstall" client $sa $args -a $dst \
@@ -129,27 +143,47 @@ STATES="tcp mpc1 mpc2 active passive"
 STALL_OK=$(scaled 5)
 declare -A W SHORT RES
 
+# receive_hooks: yes when mptcp_data_ready and mptcp_poll are both armed.
+receive_hooks() {
+	local n
+	n=$(grep -cE '^(mptcp_data_ready|mptcp_poll)\b' \
+		/sys/kernel/tracing/enabled_functions 2> /dev/null)
+	((n == 2)) && echo yes || echo "no ($n)"
+}
+targets=$(rcvfix_status targets)
+lazy=0
+[[ $targets == *mptcp_poll* ]] && lazy=1
+
 for en in 0 1; do
-	rcvfix_enable $en "$snd"
-	rcvfix_enable $en "$rcv"
+	for ns in "$snd" "$rcv" "$snd2" "$rcv2"; do rcvfix_enable $en "$ns"; done
+	if ((en && lazy)); then
+		check_eq "enabled, no mark set yet: receive hooks not armed (/proc/net/rcvfix)" \
+			no "$(rcvfix_status receive_hooks_armed)"
+		check "enabled, no mark set yet: ftrace lists neither mptcp_data_ready nor mptcp_poll" \
+			test "$(receive_hooks)" = "no (0)"
+	fi
 	for state in $STATES; do
-		if [[ $state == mpc2 ]]; then
-			j0=$(joins)
-			in_ns "$snd" ip mptcp endpoint add 10.99.43.3 \
-				dev "veth-$$-a" subflow ||
-				fail "add the sender's second endpoint"
-		fi
-		for scen in paced duplex; do
+		j0=$(joins)
+		scens="paced duplex" waits="epoll block"
+		((en)) || scens=paced waits=epoll
+		for scen in $scens; do
 			extra=
 			[[ $scen == duplex ]] && extra=-d
 			cell="$state, $scen, enable=$en"
 			lowat_cell $state "$extra"
 			echo "# $cell: $R"
-			check_eq "$cell: all bytes read" $((4 * MIB)) \
-				"$(kv bytes "$R")"
+			check_eq "$cell: all bytes read" $TOTAL "$(kv bytes "$R")"
 			W[$cell]=$(per_mib_x100 "$R") SHORT[$cell]=$(kv short "$R")
+			if ((en && lazy)) && [[ $state == mpc1 && $scen == paced ]]; then
+				check_eq "after an MPTCP socket's first mark: receive hooks armed (/proc/net/rcvfix)" \
+					yes "$(rcvfix_status receive_hooks_armed)"
+				check_eq "... and in ftrace's enabled_functions" \
+					yes "$(receive_hooks)"
+				check "... since a time (receive_hooks_armed_since)" \
+					test "$(rcvfix_status receive_hooks_armed_since)" -gt 0
+			fi
 		done
-		for wait in epoll block; do
+		for wait in $waits; do
 			cell="$state, stall, $wait, enable=$en"
 			stall=$STALL_OK
 			[[ $state != tcp && $en == 0 ]] && stall=3
@@ -157,18 +191,16 @@ for en in 0 1; do
 			echo "# $cell: $S"
 			RES[$cell]=$(kv result "$S")
 		done
-		if [[ $state == mpc2 ]]; then
-			in_ns "$snd" ip mptcp endpoint flush
-			check "mpc2, enable=$en: a second subflow joined" \
+		[[ $state == mpc2 ]] &&
+			check "mpc2, enable=$en: second subflows joined" \
 				test "$(joins)" -gt "$j0"
-		fi
 	done
 done
 
 # The oracle: TCP on this kernel, and the same cell off.
 for state in $STATES; do
 	for scen in paced duplex; do
-		on="$state, $scen, enable=1" off="$state, $scen, enable=0"
+		on="$state, $scen, enable=1" off="$state, paced, enable=0"
 		tcp="tcp, $scen, enable=1"
 		w=${W[$on]:-999999}
 		check "$on: wakeups per MiB ($w/100) within TCP's + 1 (${W[$tcp]}/100)" \
