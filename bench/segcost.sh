@@ -8,8 +8,9 @@
 # (nothing armed: what loading alone shifts) and rcvfix enabled in the
 # caller's namespace. The enabled MPTCP cells run through rcvfix's hooks of
 # mptcp_data_ready() and mptcp_poll() (6.1: the SO_RCVLOWAT fix; 6.7+:
-# TCP's wakeup when the queue cannot grow): a socket without SO_RCVLOWAT
-# pays one compare in each, one with it the wrappers. Every setup is measured in each of
+# TCP's wakeup when the queue cannot grow), armed on demand: before any
+# MPTCP socket sets a mark none is armed; after, a socket without
+# SO_RCVLOWAT pays one compare in each, one with it the wrappers. Every setup is measured in each of
 # BENCH_COST_PASSES passes (2) to show that the figures repeat.
 #
 # Prints a table and every figure as an "@R KEY VALUE" line. Environment:
@@ -26,11 +27,15 @@ rounds=${BENCH_COST_ROUNDS:-5}
 passes=${BENCH_COST_PASSES:-2}
 segcost=$bin/bench-segcost
 size=1000
-cells=(tcp tcp_lowat mptcp mptcp_lowat)
+# In this order: "mptcp" runs before any MPTCP socket has set a mark (the
+# receive-path hooks, armed on demand, not armed yet), "mptcp_armed" the same
+# socket kind after "mptcp_lowat" set one (armed until rmmod).
+cells=(tcp tcp_lowat mptcp mptcp_lowat mptcp_armed)
 declare -A args=([tcp]="" [tcp_lowat]="-l $size" [mptcp]="-m"
-	[mptcp_lowat]="-m -l $size")
+	[mptcp_lowat]="-m -l $size" [mptcp_armed]="-m")
 declare -A label=([tcp]="TCP" [tcp_lowat]="TCP, SO_RCVLOWAT $size"
-	[mptcp]="MPTCP" [mptcp_lowat]="MPTCP, SO_RCVLOWAT $size")
+	[mptcp]="MPTCP, before a mark" [mptcp_lowat]="MPTCP, SO_RCVLOWAT $size"
+	[mptcp_armed]="MPTCP, after a mark")
 setups=(absent loaded enabled)
 declare -A R=()
 # shellcheck source-path=SCRIPTDIR source=lib.sh
@@ -70,6 +75,8 @@ for ((p = 1; p <= passes; p++)); do
 			out=$("$segcost" -n "$segs" -r "$rounds" -s $size ${args[$c]}) ||
 				die "bench-segcost failed: $c, $s"
 			R[segcost.$s.$c.p$p]=$(sed -E 's/^segment_ns=([0-9.]+) .*/\1/' <<< "$out")
+			[[ $s == enabled ]] &&
+				R[segcost.$c.receive_hooks]=$(awk '$1 == "receive_hooks_armed" { print $2 }' /proc/net/rcvfix)
 		done
 		off "$s" || die "cannot tear down '$s'"
 	done
@@ -81,14 +88,15 @@ bench_passes segcost "$passes" "${setups[*]}" "${cells[*]}"
 echo "== receive cost, guest instructions per segment (QEMU -icount shift=0)"
 echo "rcvfix: rcvlowat_wakeup ${R[segcost.rcvlowat_wakeup]}; targets ${R[segcost.targets]}"
 echo "difference and ratio: enabled against loaded (nothing armed)"
-printf '%-28s %12s %12s %12s %12s %8s\n' "socket" "no module" "loaded" "enabled" "difference" "ratio"
+printf '%-28s %12s %12s %12s %12s %8s %s\n' "socket" "no module" "loaded" "enabled" "difference" "ratio" "receive hooks"
 for c in "${cells[@]}"; do
 	a=${R[segcost.absent.$c.instr]} l=${R[segcost.loaded.$c.instr]}
 	e=${R[segcost.enabled.$c.instr]}
 	R[segcost.$c.diff]=$(awk -v a="$l" -v e="$e" 'BEGIN { printf "%+.1f", e - a }')
 	R[segcost.$c.ratio]=$(awk -v a="$l" -v e="$e" 'BEGIN { printf "%.4f", e / a }')
-	printf '%-28s %12.1f %12.1f %12.1f %12s %8s\n' "${label[$c]}" "$a" "$l" "$e" \
-		"${R[segcost.$c.diff]}" "${R[segcost.$c.ratio]}"
+	printf '%-28s %12.1f %12.1f %12.1f %12s %8s %s\n' "${label[$c]}" "$a" "$l" "$e" \
+		"${R[segcost.$c.diff]}" "${R[segcost.$c.ratio]}" \
+		"${R[segcost.$c.receive_hooks]:-n/a}"
 done
 echo "passes: $passes; largest difference between passes: $maxdiff instructions per segment"
 echo

@@ -307,26 +307,45 @@ int rcvfix_arm_get(void)
 	return ret;
 }
 
+/*
+ * After ftrace refused the on-demand hooks, marks do not try again for a
+ * while (5 s, doubling up to 60 s, back to none once they arm): each
+ * attempt takes the arming lock and RCU grace periods, and a tenant's
+ * every setsockopt() would pay them while a livepatch or a kprobe holds
+ * one of the functions.
+ */
+static bool rcvfix_demand_refused;
+static unsigned long rcvfix_demand_retry_at;	/* jiffies */
+static unsigned int rcvfix_demand_backoff_s;
+static const unsigned int rcvfix_demand_backoff_max_s = 60;
+
 /**
  * rcvfix_arm_demand - a socket needs the on-demand hooks
  *
- * Called in task context by a replacement that is about to set an
- * SO_RCVLOWAT mark on an MPTCP socket in a namespace with the fix on, so
+ * Called in task context, where it may sleep, by a replacement that is
+ * about to set an SO_RCVLOWAT mark on an MPTCP socket in a namespace with
+ * the fix on (a BPF program's mark: from task work, mptcp_lowat.c), so
  * the hooks are armed before its setsockopt() returns (a later arming
  * could miss its last wakeup for good). The first call arms them where
  * the others are armed (while rcvfix stands aside, the next arming takes
- * them); later calls cost one read. If ftrace refuses one, nothing of
- * the set stays armed, the failure is counted and logged, and the next
- * call tries again: the mark is then set with the kernel's own rule.
- * May sleep.
+ * them), then waits for an RCU grace period, so that a call of a hooked
+ * function that began before it (a softirq's) has ended before the mark
+ * is set; later calls cost one read. If ftrace refuses one, nothing of
+ * the set stays armed, the failure is counted and logged, and a mark
+ * after the back-off above tries again: meanwhile MPTCP's receive path
+ * keeps the kernel's wakeups. May sleep.
  */
 void rcvfix_arm_demand(void)
 {
 	struct rcvfix_hook *failed = NULL;
+	bool armed_now = false;
 	int ret;
 
 	if (likely(READ_ONCE(rcvfix_demand_armed)) ||
 	    !rcvfix_nr_demand_hooks)
+		return;
+	if (READ_ONCE(rcvfix_demand_refused) &&
+	    time_before(jiffies, READ_ONCE(rcvfix_demand_retry_at)))
 		return;
 	mutex_lock(&rcvfix_arm_lock);
 	if (rcvfix_arm_closed)
@@ -334,14 +353,28 @@ void rcvfix_arm_demand(void)
 	rcvfix_demanded = true;
 	if (!rcvfix_armed)
 		goto out;
+	armed_now = !rcvfix_demand_armed;
 	ret = rcvfix_demand_arm_locked(NULL, &failed);
 	if (ret) {
+		armed_now = false;
 		rcvfix_demanded = false;
+		rcvfix_demand_backoff_s = rcvfix_demand_backoff_s ?
+			min(2 * rcvfix_demand_backoff_s,
+			    rcvfix_demand_backoff_max_s) : 5;
+		WRITE_ONCE(rcvfix_demand_retry_at,
+			   jiffies + rcvfix_demand_backoff_s * HZ);
+		WRITE_ONCE(rcvfix_demand_refused, true);
 		rcvfix_arm_failed_locked(failed, ret,
-					 "this socket's SO_RCVLOWAT keeps the kernel's rule");
+					 "MPTCP's receive path keeps the kernel's wakeups; a later SO_RCVLOWAT tries again");
+	} else if (rcvfix_demand_refused) {
+		WRITE_ONCE(rcvfix_demand_refused, false);
+		rcvfix_demand_backoff_s = 0;
+		WRITE_ONCE(rcvfix_arm_err, 0);
 	}
 out:
 	mutex_unlock(&rcvfix_arm_lock);
+	if (armed_now)
+		synchronize_rcu();
 }
 
 /*
@@ -462,6 +495,12 @@ int rcvfix_arm_init(struct rcvfix_hook *const *hooks, unsigned int n)
 			rcvfix_arm_hooks[rcvfix_arm_nr_hooks++] = hooks[i];
 	}
 	return rcvfix_livepatch_init(&rcvfix_arm_arming);
+}
+
+/* Are the on-demand hooks armed (one read, any context)? */
+bool rcvfix_arm_demand_armed(void)
+{
+	return READ_ONCE(rcvfix_demand_armed) || !rcvfix_nr_demand_hooks;
 }
 
 /* Are there hooks armed on demand (for the load log line)? */

@@ -35,6 +35,7 @@ static __always_inline bool rcvfix_arm_in_force(void)
 int rcvfix_arm_init(struct rcvfix_hook *const *hooks, unsigned int n);
 int rcvfix_arm_get(void);
 void rcvfix_arm_demand(void);
+bool rcvfix_arm_demand_armed(void);
 bool rcvfix_arm_has_demand_hooks(void);
 void rcvfix_arm_put(void);
 void rcvfix_arm_put_deferred(void);

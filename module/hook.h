@@ -73,6 +73,17 @@ static __always_inline bool rcvfix_hook_from_us(unsigned long parent_ip)
 	return within_module(parent_ip, THIS_MODULE);
 }
 
+/*
+ * rcvfix_hook_hold - a replacement leaves part of its work for later (a
+ * task work, a work item): counted as still running until that part's
+ * own rcvfix_hook_done(), so that an unload waits for it. Only from a
+ * replacement (the count is above zero already).
+ */
+static __always_inline void rcvfix_hook_hold(void)
+{
+	atomic_inc(&rcvfix_hook_inflight);
+}
+
 /* rcvfix_hook_done - a replacement has finished (see rcvfix_hook_quiesce) */
 static __always_inline void rcvfix_hook_done(void)
 {

@@ -29,21 +29,25 @@
  *    readable ("native+rcvfix"). The kernel's own wakeups stay as they are.
  * Only in a namespace with the fix on; shutdown and a socket error always
  * wake. An msk owned by another task (a second thread sending, the
- * kernel's worker) is decided as any other, from what can be read
- * without its owner: TCP would hold such segments in its backlog and
- * decide at release.
+ * kernel's worker) is decided from what can be read without its owner:
+ * before 6.7, data waiting in the reader's own queue (which only the
+ * owner may walk) counts as the mark reached, so such a reader is woken
+ * as the kernel would wake it until it has read that data; TCP would
+ * hold such segments in its backlog and decide at release. On 7.x the
+ * kernel's mptcp_release_cb() wakes the reader itself whenever it moves
+ * a backlog left while the msk was owned, mark or not: rcvfix leaves it.
  *
  * The bytes queued: on 6.7+, the msk's bytes_received minus its
  * bytes_consumed (the kernel's mptcp_data_avail()); before, its ack_seq
  * (the data sequence number after the last in-sequence byte moved to it)
  * minus the map_seq of the first skb of its receive queues (the reader's
- * msk->receive_queue, then sk_receive_queue). The window is TCP's own on
- * each subflow (tcp_receive_window() against its receive MSS): the one
- * that just received where the kernel's data path runs, else every one
- * (the first alone where the msk is owned by another task). That holds
- * in every MPTCP state: after a fallback to TCP the msk's own right edge
- * (rcv_wnd_sent) stops moving while its ack_seq goes on, and the subflow
- * is plain TCP. struct mptcp_sock and struct mptcp_skb_cb are private to
+ * msk->receive_queue, then sk_receive_queue). The window is TCP's test
+ * (tcp_receive_window() against the receive MSS) on the window the peer
+ * sends against: with one subflow that subflow's own (after a fallback to
+ * TCP the msk's right edge, rcv_wnd_sent, stops moving while its ack_seq
+ * goes on, and the subflow is plain TCP), with several the msk's shared
+ * one (rcv_wnd_sent - ack_seq; an msk that had a join cannot fall back).
+ * struct mptcp_sock and struct mptcp_skb_cb are private to
  * net/mptcp: their layout is read from the running kernel's BTF
  * (mptcp_sock.c, btf_layout.c) and checked against this module's own
  * view of struct sock. Where it cannot be read or does not match, this
@@ -68,7 +72,11 @@
 #include <linux/percpu.h>
 #include <linux/poll.h>
 #include <linux/skbuff.h>
+#include <linux/slab.h>
 #include <linux/sockptr.h>
+#include <linux/sched.h>
+#include <linux/task_work.h>
+#include <linux/workqueue.h>
 #include <net/inet_connection_sock.h>
 #include <net/net_namespace.h>
 #ifdef RCVFIX_HAVE_PROTO_MEMORY_H
@@ -107,7 +115,7 @@ static enum rcvfix_mptcp_lowat_kind rcvfix_mptcp_lowat_kind;
 bool rcvfix_mptcp_lowat_fixing;
 
 /* Where the private fields are, from BTF; set once at load. */
-static u32 rcvfix_msk_ack_seq;
+static u32 rcvfix_msk_ack_seq, rcvfix_msk_rcv_wnd_sent;
 /* 6.7+: what the kernel's mptcp_data_avail() reads */
 static u32 rcvfix_msk_bytes_received, rcvfix_msk_bytes_consumed;
 /* before: the first unread byte */
@@ -129,6 +137,8 @@ static bool rcvfix_mptcp_lowat_layout(void)
 {
 	struct rcvfix_btf_field f[] = {
 		{ "mptcp_sock", "ack_seq", sizeof(u64) },
+		/* an atomic64_t: read as the u64 it holds, as the kernel's READ_ONCE() of it */
+		{ "mptcp_sock", "rcv_wnd_sent", sizeof(u64) },
 		{ "mptcp_sock", "bytes_received", sizeof(u64) },
 		{ "mptcp_sock", "bytes_consumed", sizeof(u64) },
 	};
@@ -137,7 +147,7 @@ static bool rcvfix_mptcp_lowat_layout(void)
 		{ "mptcp_skb_cb", "map_seq", sizeof(u64) },
 	};
 	/* the queued bytes: two counters on 6.7+, the queues before */
-	unsigned int n = rcvfix_mptcp_lowat_native ? ARRAY_SIZE(f) : 1;
+	unsigned int n = rcvfix_mptcp_lowat_native ? ARRAY_SIZE(f) : 2;
 	char why[160] = "";
 
 	/* the subflows, whose windows TCP's net reads */
@@ -154,8 +164,9 @@ static bool rcvfix_mptcp_lowat_layout(void)
 		goto unsure;
 	}
 	rcvfix_msk_ack_seq = f[0].offset;
-	rcvfix_msk_bytes_received = f[1].offset;
-	rcvfix_msk_bytes_consumed = f[2].offset;
+	rcvfix_msk_rcv_wnd_sent = f[1].offset;
+	rcvfix_msk_bytes_received = f[2].offset;
+	rcvfix_msk_bytes_consumed = f[3].offset;
 	rcvfix_msk_receive_queue = queue[0].offset;
 	rcvfix_skb_map_seq = queue[1].offset;
 	return true;
@@ -305,11 +316,12 @@ static u64 rcvfix_mptcp_avail(struct sock *msk, bool owned_elsewhere)
 
 /*
  * TCP's window test (tcp_epollin_ready()) on one subflow @ssk: can its
- * peer send at most one more segment? MPTCP keeps each subflow's TCP
- * window right in every state: after a fallback it is plain TCP's, and
- * with MPTCP options each subflow advertises (at least) the msk's shared
- * right edge (mptcp_set_rwin()), where the msk's own rcv_wnd_sent stops
- * moving after a fallback. Only a subflow that can still receive counts.
+ * peer send at most one more segment? With one subflow that is the
+ * window its peer sends against in every state: after a fallback it is
+ * plain TCP's (the msk's own right edge, rcv_wnd_sent, stops moving
+ * while its ack_seq goes on), and with MPTCP options the subflow's
+ * rcv_wnd follows the msk's free space (mptcp_set_rwin()). Only a
+ * subflow that can still receive counts.
  */
 static bool rcvfix_subflow_window_closed(const struct sock *ssk)
 {
@@ -325,22 +337,46 @@ static bool rcvfix_subflow_window_closed(const struct sock *ssk)
 }
 
 /*
- * Is the window of @msk closed, TCP's way, on the subflow @ssk that just
- * received (locked by its caller), or else on any of its subflows where
- * the list may be walked (@walk: see rcvfix_msk_for_each_subflow()), or
- * else on its first subflow (the only one after a fallback)?
+ * The same test on the msk's shared window, for an msk with several
+ * subflows: its peer sends against the data-level ack plus the window
+ * (options.c: data_ack + snd_wnd), and a subflow's rcv_wup..rcv_nxt
+ * counts that subflow's bytes only, so each subflow's own window stays
+ * half open while the msk's is closed. An msk that had a join can no
+ * longer fall back: its rcv_wnd_sent is current. The receive MSS is
+ * @ssk's (the subflow that received, or the first), else TCP's default.
+ */
+static bool rcvfix_msk_window_closed(struct sock *msk, struct sock *ssk)
+{
+	u32 mss = ssk ? READ_ONCE(inet_csk(ssk)->icsk_ack.rcv_mss) :
+			TCP_MSS_DEFAULT;
+	s64 win = rcvfix_msk_u64(msk, rcvfix_msk_rcv_wnd_sent) -
+		  rcvfix_msk_u64(msk, rcvfix_msk_ack_seq);
+
+	return win <= (s64)mss;
+}
+
+/*
+ * Is the window of @msk closed, TCP's way? With several subflows, the
+ * msk's shared window (above); with one, that subflow's: @ssk, the one
+ * that just received (locked by its caller), else the first subflow,
+ * else the one of the list where it may be walked (@walk: see
+ * rcvfix_msk_for_each_subflow()).
  */
 static bool rcvfix_mptcp_window_closed(struct sock *msk, struct sock *ssk,
 				       bool walk)
 {
 	struct list_head *pos;
 
+	if (rcvfix_msk_several_subflows(msk))
+		return rcvfix_msk_window_closed(msk,
+						ssk ? : rcvfix_msk_first(msk));
 	if (ssk)
 		return rcvfix_subflow_window_closed(ssk);
-	if (!walk) {
-		ssk = rcvfix_msk_first(msk);
-		return ssk && rcvfix_subflow_window_closed(ssk);
-	}
+	ssk = rcvfix_msk_first(msk);
+	if (ssk)
+		return rcvfix_subflow_window_closed(ssk);
+	if (!walk)
+		return false;
 	rcvfix_msk_for_each_subflow(msk, pos)
 		if (rcvfix_subflow_window_closed(rcvfix_subflow_sk(pos)))
 			return true;
@@ -442,6 +478,8 @@ static void rcvfix_mptcp_readable(struct sock *msk)
 				      this_cpu_read(rcvfix_mptcp_filtering.ssk),
 				      sock_owned_by_user_nocheck(msk)))
 		rcvfix_def_readable(msk);
+	else
+		rcvfix_net_count_lowat(sock_net(msk), true);
 }
 
 /*
@@ -486,17 +524,20 @@ static void rcvfix_mptcp_data_ready(struct sock *msk, struct sock *ssk)
 static void rcvfix_mptcp_data_ready_net(struct sock *msk, struct sock *ssk)
 {
 	rcvfix_mptcp_data_ready_fn(msk, ssk);
-	if (rcvfix_mptcp_ready_by_net(msk, ssk, false))
+	if (rcvfix_mptcp_ready_by_net(msk, ssk, false)) {
 		msk->sk_data_ready(msk);
+		rcvfix_net_count_lowat(sock_net(msk), false);
+	}
 	rcvfix_hook_done();
 }
 
 /*
  * The entry callback of mptcp_data_ready(msk, ssk), hooked only where the
  * fix is on: an msk whose reader set a mark (sk_rcvlowat above 1) is sent
- * to the wrapper; every other one pays one compare. Another concurrent
- * wrapper on the same msk finds the pointer swapped already and runs the
- * kernel's code as it is: a wakeup at most is spent.
+ * to the wrapper; every other one pays the callback and one compare
+ * (docs/benchmarks.md). Another concurrent wrapper on the same msk finds
+ * the pointer swapped already and runs the kernel's code as it is: a
+ * wakeup at most is spent.
  */
 void notrace rcvfix_mptcp_lowat_entry_data_ready(unsigned long ip,
 						 unsigned long parent_ip,
@@ -558,6 +599,106 @@ void notrace rcvfix_mptcp_lowat_entry_poll(unsigned long ip,
 }
 
 /*
+ * After a mark is set on @msk, which the caller owns: wake its reader if
+ * it is ready, as TCP's tcp_set_rcvlowat() calls tcp_data_ready() (6.7+:
+ * the kernel woke one whose mark is reached; TCP's net is added).
+ */
+static void rcvfix_mptcp_wake_if_ready(struct sock *msk)
+{
+	bool ready;
+
+	if (rcvfix_mptcp_lowat_native) {
+		ready = rcvfix_mptcp_ready_by_net(msk, NULL, true);
+	} else {
+		/* tcp_data_ready() also wakes a reader at the peer's FIN */
+		spin_lock_bh(&msk->sk_lock.slock);
+		ready = rcvfix_mptcp_ready_locked(msk, NULL, false) ||
+			sock_flag(msk, SOCK_DONE);
+		spin_unlock_bh(&msk->sk_lock.slock);
+	}
+	if (ready) {
+		msk->sk_data_ready(msk);
+		rcvfix_net_count_lowat(sock_net(msk), false);
+	}
+}
+
+/*
+ * A mark set by a BPF program (bpf_setsockopt() from a cgroup setsockopt
+ * or cgroup LSM program, which runs under rcu_read_lock()) cannot arm the
+ * receive-path hooks where it is set: arming sleeps. The msk is kept (a
+ * reference) and the arming runs as task work, before the setsockopt()
+ * that ran the program returns to user space (from a work item where the
+ * task is a kernel thread or exiting); then the msk is decided as a
+ * setsockopt() by its owner would have. Until then the kernel's own rule
+ * holds its reader: woken on every segment before 6.7, at the mark after;
+ * the decision wakes one that TCP's net would have woken meanwhile. The
+ * deferred part counts as a running replacement: an unload waits for it.
+ */
+struct rcvfix_mptcp_demand {
+	struct callback_head twork;
+	struct work_struct work;
+	struct sock *msk;
+};
+
+static void rcvfix_mptcp_demand_run(struct rcvfix_mptcp_demand *d)
+{
+	struct sock *msk = d->msk;
+
+	rcvfix_arm_demand();
+	lock_sock(msk);
+	if (rcvfix_net_enabled(sock_net(msk)) &&
+	    READ_ONCE(msk->sk_rcvlowat) > 1)
+		rcvfix_mptcp_wake_if_ready(msk);
+	release_sock(msk);
+	sock_put(msk);
+	kfree(d);
+	rcvfix_hook_done();
+}
+
+static void rcvfix_mptcp_demand_twork(struct callback_head *head)
+{
+	rcvfix_mptcp_demand_run(container_of(head, struct rcvfix_mptcp_demand,
+					     twork));
+}
+
+static void rcvfix_mptcp_demand_work(struct work_struct *work)
+{
+	rcvfix_mptcp_demand_run(container_of(work, struct rcvfix_mptcp_demand,
+					     work));
+}
+
+/*
+ * An SO_RCVLOWAT mark above 1 is about to be set on @msk in a namespace
+ * with the fix on: the receive-path hooks must be armed first (arm.c),
+ * here where the caller may sleep, else as above. From a replacement.
+ */
+static void rcvfix_mptcp_demand(struct sock *msk)
+{
+	struct rcvfix_mptcp_demand *d;
+
+	if (!has_current_bpf_ctx()) {
+		rcvfix_arm_demand();
+		return;
+	}
+	if (rcvfix_arm_demand_armed())
+		return;
+	d = kmalloc(sizeof(*d), GFP_ATOMIC);
+	if (!d) {
+		pr_warn_ratelimited("no memory to arm MPTCP's receive-path hooks for a mark set by BPF: the kernel's wakeups stay\n");
+		return;
+	}
+	sock_hold(msk);
+	d->msk = msk;
+	rcvfix_hook_hold();
+	init_task_work(&d->twork, rcvfix_mptcp_demand_twork);
+	if ((current->flags & PF_KTHREAD) ||
+	    task_work_add(current, &d->twork, TWA_RESUME)) {
+		INIT_WORK(&d->work, rcvfix_mptcp_demand_work);
+		schedule_work(&d->work);
+	}
+}
+
+/*
  * 6.7+: mptcp_set_rcvlowat(msk, val), which the kernel calls with the msk
  * owned, wakes a reader whose new mark is reached; TCP's
  * tcp_set_rcvlowat() also wakes one whose queue cannot grow.
@@ -567,11 +708,10 @@ static int rcvfix_mptcp_set_rcvlowat_net(struct sock *msk, int val)
 	int ret;
 
 	if (val > 1)
-		rcvfix_arm_demand();
+		rcvfix_mptcp_demand(msk);
 	ret = rcvfix_mptcp_set_rcvlowat_fn(msk, val);
-
-	if (!ret && rcvfix_mptcp_ready_by_net(msk, NULL, true))
-		msk->sk_data_ready(msk);
+	if (!ret)
+		rcvfix_mptcp_wake_if_ready(msk);
 	rcvfix_hook_done();
 	return ret;
 }
@@ -600,7 +740,6 @@ static void rcvfix_mptcp_set_rcvlowat(struct sock *msk, int val)
 {
 	const struct net *net = sock_net(msk);
 	bool locked = msk->sk_userlocks & SOCK_RCVBUF_LOCK;
-	bool ready;
 	int cap;
 
 	if (!rcvfix_net_enabled(net)) {
@@ -612,11 +751,7 @@ static void rcvfix_mptcp_set_rcvlowat(struct sock *msk, int val)
 	val = min(val, cap);
 	WRITE_ONCE(msk->sk_rcvlowat, val ? : 1);
 
-	spin_lock_bh(&msk->sk_lock.slock);
-	ready = rcvfix_mptcp_ready_locked(msk, NULL, false);
-	spin_unlock_bh(&msk->sk_lock.slock);
-	if (ready)
-		msk->sk_data_ready(msk);
+	rcvfix_mptcp_wake_if_ready(msk);
 
 	if (!locked && val * 2 > msk->sk_rcvbuf)
 		WRITE_ONCE(msk->sk_rcvbuf, val * 2);
@@ -640,7 +775,7 @@ static int rcvfix_mptcp_setsockopt(struct rcvfix_setsockopt_obj *obj,
 		ret = -EFAULT;
 	} else {
 		if (val > 1 || val < 0)
-			rcvfix_arm_demand();
+			rcvfix_mptcp_demand(msk);
 		sockopt_lock_sock(msk);
 		rcvfix_mptcp_set_rcvlowat(msk, val < 0 ? INT_MAX : val);
 		sockopt_release_sock(msk);
@@ -652,9 +787,9 @@ static int rcvfix_mptcp_setsockopt(struct rcvfix_setsockopt_obj *obj,
 /*
  * From the SOL_SOCKET setsockopt entry callback (rcvbuf.c) for
  * SO_RCVLOWAT: an msk of a kernel without the fix (6.7+ has its own
- * set_rcvlowat, wrapped above), set from user space
- * (MPTCP sends its SOL_SOCKET options there; a BPF program never sets an
- * msk's options), in a namespace with the fix on.
+ * set_rcvlowat, wrapped above), set from user space (MPTCP sends its
+ * SOL_SOCKET options there) or by a cgroup BPF program's
+ * bpf_setsockopt(), in a namespace with the fix on.
  */
 void rcvfix_mptcp_lowat_setsockopt_entry(struct ftrace_regs *fregs,
 					 struct sock *sk)

@@ -51,9 +51,22 @@ static __always_inline struct sock *rcvfix_msk_first(const struct sock *msk)
 }
 
 /*
+ * Has @msk more than one subflow (a join happened)? Two pointers read
+ * without a lock, for a decision only: the list is not walked.
+ */
+static __always_inline bool rcvfix_msk_several_subflows(struct sock *msk)
+{
+	struct list_head *head = rcvfix_msk_subflows(msk);
+	struct list_head *next = READ_ONCE(head->next);
+
+	return next != head && next != READ_ONCE(head->prev);
+}
+
+/*
  * Each subflow of @msk, while the caller owns the msk, or holds its data
- * lock (sk_lock.slock) and saw that nobody owns it: subflows join the
- * list under the data lock and leave it only in the owner's hands.
+ * lock (sk_lock.slock) and saw that nobody owns it: the kernel adds and
+ * removes subflows only as the msk's owner, or under the data lock where
+ * nobody owns it (6.12+'s __mptcp_flush_join_list() as the owner).
  */
 #define rcvfix_msk_for_each_subflow(msk, pos) \
 	list_for_each(pos, rcvfix_msk_subflows(msk))

@@ -31,6 +31,8 @@ struct rcvfix_net {
 	struct ctl_table *table;	/* this namespace's copy */
 	struct ctl_table_header *sysctl;
 	atomic_long_t count[RCVFIX_PATH_NR][RCVFIX_OUTCOME_NR];
+	atomic_long_t lowat_added;	/* MPTCP readers woken by rcvfix */
+	atomic_long_t lowat_held;	/* MPTCP wakeups held below the mark */
 };
 
 extern unsigned int rcvfix_net_id;
@@ -99,6 +101,18 @@ static inline void rcvfix_net_count(struct rcvfix_net *rn,
 {
 	if (rn && outcome != RCVFIX_STOCK)
 		atomic_long_inc(&rn->count[path][outcome]);
+}
+
+/*
+ * Count an SO_RCVLOWAT wakeup of an MPTCP reader in @net that rcvfix
+ * added (@held false) or held back (@held true) where the fix is on.
+ */
+static inline void rcvfix_net_count_lowat(const struct net *net, bool held)
+{
+	struct rcvfix_net *rn = rcvfix_net(net);
+
+	if (rn)
+		atomic_long_inc(held ? &rn->lowat_held : &rn->lowat_added);
 }
 
 int rcvfix_netns_init(void);

@@ -44,6 +44,8 @@
 #define RCVFIX_KEY_LAST_ARM_ERROR	"last_arm_error"
 #define RCVFIX_KEY_RCVLOWAT_WAKEUP	"rcvlowat_wakeup"
 #define RCVFIX_KEY_ENABLE		"enable"
+#define RCVFIX_KEY_LOWAT_ADDED		"rcvlowat_wakeups_added"
+#define RCVFIX_KEY_LOWAT_HELD		"rcvlowat_wakeups_held"
 #define RCVFIX_KEY_SETS			"sets"
 #define RCVFIX_KEY_LOCKS_SET		"locks_set"
 #define RCVFIX_KEY_LOCKS_AVOIDED	"locks_avoided"
@@ -98,6 +100,10 @@ static const struct rcvfix_status_key rcvfix_status_keys[] = {
 	  "SO_RCVLOWAT wakeups, tcp:S,mptcp:S; S native|rcvfix|native+rcvfix|kernel|none|unknown" },
 	{ RCVFIX_KEY_ENABLE, RCVFIX_SCOPE_NETNS, RCVFIX_TYPE_GAUGE,
 	  "net.rcvfix.enable of the namespace: 1 fixed, 0 stock behaviour" },
+	{ RCVFIX_KEY_LOWAT_ADDED, RCVFIX_SCOPE_NETNS, RCVFIX_TYPE_COUNTER,
+	  "MPTCP SO_RCVLOWAT readers rcvfix woke where the kernel did not (TCP's rule)" },
+	{ RCVFIX_KEY_LOWAT_HELD, RCVFIX_SCOPE_NETNS, RCVFIX_TYPE_COUNTER,
+	  "MPTCP wakeups rcvfix held back below the SO_RCVLOWAT mark (kernels before 6.7)" },
 	{ RCVFIX_KEY_SETS, RCVFIX_SCOPE_PATH, RCVFIX_TYPE_COUNTER,
 	  "SO_RCVBUF settings rcvfix applied in the namespace, by path" },
 	{ RCVFIX_KEY_LOCKS_SET, RCVFIX_SCOPE_PATH, RCVFIX_TYPE_COUNTER,

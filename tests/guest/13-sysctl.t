@@ -110,8 +110,8 @@ if unshare -U -r true 2> /dev/null; then
 	wait $upid 2> /dev/null
 	# Container view: its own switch and counters, no host-wide keys.
 	check_eq "root of a child user namespace sees version, switch, counters only" \
-		"version enable setsockopt.sets" \
-		"$(unshare -U -r -n awk '{ print $1 }' /proc/net/rcvfix | head -n 3 | tr '\n' ' ' | sed 's/ $//')"
+		"version enable rcvlowat_wakeups_added rcvlowat_wakeups_held setsockopt.sets" \
+		"$(unshare -U -r -n awk '{ print $1 }' /proc/net/rcvfix | head -n 5 | tr '\n' ' ' | sed 's/ $//')"
 else
 	echo "# user namespaces unavailable: child user namespace cases not run"
 fi

@@ -40,14 +40,15 @@ echo "# rcvlowat_wakeup $(rcvfix_status rcvlowat_wakeup)"
 	skip "no MPTCP sockets on this kernel"
 
 # Two namespace pairs, the second for mpc2 (veth_pair names its ends by
-# the shell's PID: the second pair is made in a subshell).
+# the script's PID, in each pair's own namespaces).
 snd=$(netns_new lma)	# the sender
 rcv=$(netns_new lmb)	# the reader
 snd2=$(netns_new lmc)
 rcv2=$(netns_new lmd)
 veth_pair "$snd" "$rcv" 10.99.43.1 10.99.43.2 || skip "cannot create veth pair"
-dev2=$( (veth_pair "$snd2" "$rcv2" 10.99.44.1 10.99.44.2 &&
-	echo "veth-$BASHPID-a") ) || skip "cannot create a second veth pair"
+veth_pair "$snd2" "$rcv2" 10.99.44.1 10.99.44.2 ||
+	skip "cannot create a second veth pair"
+dev2=veth-$$-a
 for ns in "$snd" "$rcv" "$snd2" "$rcv2"; do
 	ns_write /proc/sys/net/mptcp/enabled 1 "$ns"
 	in_ns "$ns" ip mptcp limits set subflows 2 add_addr_accepted 2 ||
@@ -191,9 +192,13 @@ for en in 0 1; do
 			echo "# $cell: $S"
 			RES[$cell]=$(kv result "$S")
 		done
-		[[ $state == mpc2 ]] &&
+		if [[ $state == mpc2 ]]; then
+			echo "# mpc2, enable=$en: endpoints of the sender: $(in_ns "$snd2" ip mptcp endpoint show | tr '\n' ' ')"
+			echo "# mpc2, enable=$en: sender's MIB: $(in_ns "$snd2" nstat -az 2> /dev/null | awk '/MPTcpExtMPJoin|MPTcpExtMPCapable/ && $2 > 0 { printf "%s=%s ", $1, $2 }')"
+			echo "# mpc2, enable=$en: reader's MIB: $(in_ns "$rcv2" nstat -az 2> /dev/null | awk '/MPTcpExtMPJoin|MPTcpExtMPCapable/ && $2 > 0 { printf "%s=%s ", $1, $2 }')"
 			check "mpc2, enable=$en: second subflows joined" \
 				test "$(joins)" -gt "$j0"
+		fi
 	done
 done
 

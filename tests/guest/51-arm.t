@@ -138,7 +138,12 @@ check_eq "enable after the livepatch is gone" "ret=1 errno=0" \
 	"$("$RCVFIX_BIN/sysctlw" "$E" 1)"
 check_eq "armed yes, 1 namespace" "yes 1" "$(state)"
 # every target of the strategy (2, or 3 where MPTCP's sync function exists)
-ntargets=$(rcvfix_status targets | tr ',' '\n' | grep -c .)
+# Every target but MPTCP's receive path (mptcp_data_ready, mptcp_poll),
+# armed on demand once an MPTCP socket sets SO_RCVLOWAT: none does here.
+ntargets=$(rcvfix_status targets | tr ',' '\n' |
+	grep -cvE '^(mptcp_data_ready|mptcp_poll)$')
+check_eq "MPTCP's receive-path hooks not armed (no mark set)" no \
+	"$(rcvfix_status receive_hooks_armed)"
 check_eq "every target function hooked" "$ntargets" "$(rcvfix_hooks)"
 check "sk_setsockopt and sock_set_rcvbuf among them" test "$ntargets" -ge 2
 check_eq "last_arm_error cleared by the successful arm" none \

@@ -2,7 +2,8 @@
 /*
  * rcvfix_test_livepatch: test-only livepatch of sock_set_rcvbuf() with a
  * copy of the stock function, or (func=sk_setsockopt,
- * func=mptcp_sol_socket_sync_intval, func=sock_set_keepalive) of another
+ * func=mptcp_sol_socket_sync_intval, func=mptcp_poll,
+ * func=sock_set_keepalive) of another
  * function with a replacement that runs the kernel's own body: to show
  * that a livepatch wins over rcvfix (rcvfix steps aside while it is
  * loaded) and that rcvfix refuses to enable over one that is already in
@@ -17,6 +18,7 @@
 #include <linux/kprobes.h>
 #include <linux/livepatch.h>
 #include <linux/module.h>
+#include <linux/poll.h>
 #include <linux/sockptr.h>
 #include <asm/cpufeature.h>
 #include <asm/ftrace.h>
@@ -24,7 +26,7 @@
 
 static char *func = "sock_set_rcvbuf";
 module_param(func, charp, 0444);
-MODULE_PARM_DESC(func, "function to patch: sock_set_rcvbuf (default), sk_setsockopt, mptcp_sol_socket_sync_intval or sock_set_keepalive");
+MODULE_PARM_DESC(func, "function to patch: sock_set_rcvbuf (default), sk_setsockopt, mptcp_sol_socket_sync_intval, mptcp_poll or sock_set_keepalive");
 
 static bool replace;
 module_param(replace, bool, 0444);
@@ -48,6 +50,17 @@ static sync_intval_t stock_sync_intval;
 static void livepatch_sync_intval(void *msk, int optname, int val)
 {
 	stock_sync_intval(msk, optname, val);
+}
+
+/* mptcp_poll(file, sock, wait), static: one of rcvfix's on-demand hooks */
+typedef __poll_t (*mptcp_poll_t)(struct file *file, struct socket *sock,
+				 struct poll_table_struct *wait);
+static mptcp_poll_t stock_mptcp_poll;
+
+static __poll_t livepatch_mptcp_poll(struct file *file, struct socket *sock,
+				     struct poll_table_struct *wait)
+{
+	return stock_mptcp_poll(file, sock, wait);
 }
 
 /* sock_set_keepalive(struct sock *): exported, hooked by nobody */
@@ -130,6 +143,13 @@ static int __init livepatch_init(void)
 		stock_sync_intval = (sync_intval_t)body;
 		livepatch_funcs[0].old_name = "mptcp_sol_socket_sync_intval";
 		livepatch_funcs[0].new_func = livepatch_sync_intval;
+	} else if (!strcmp(func, "mptcp_poll")) {
+		ret = livepatch_find_body(func, &body);
+		if (ret)
+			return ret;
+		stock_mptcp_poll = (mptcp_poll_t)body;
+		livepatch_funcs[0].old_name = "mptcp_poll";
+		livepatch_funcs[0].new_func = livepatch_mptcp_poll;
 	} else if (!strcmp(func, "sock_set_keepalive")) {
 		ret = livepatch_find_body(func, &body);
 		if (ret)
@@ -150,6 +170,6 @@ static void __exit livepatch_exit(void)
 
 module_init(livepatch_init);
 module_exit(livepatch_exit);
-MODULE_DESCRIPTION("rcvfix test: a livepatch of sock_set_rcvbuf, sk_setsockopt, mptcp_sol_socket_sync_intval or sock_set_keepalive");
+MODULE_DESCRIPTION("rcvfix test: a livepatch of sock_set_rcvbuf, sk_setsockopt, mptcp_sol_socket_sync_intval, mptcp_poll or sock_set_keepalive");
 MODULE_LICENSE("GPL");
 MODULE_INFO(livepatch, "Y");

@@ -2,7 +2,9 @@
 /*
  * bpf_rcvbuf: attach the rcvfix_sockops BPF program to a cgroup v2 folder,
  * run a command inside that cgroup, then print what bpf_setsockopt(SO_RCVBUF)
- * returned at each hook. Drives the BPF-path test (tests/guest/30-bpf.t).
+ * returned at each hook. Drives the BPF-path test (tests/guest/30-bpf.t);
+ * with -L, SO_RCVLOWAT is set by a cgroup setsockopt program instead of
+ * the kernel (tests/guest/44-rcvlowat-mptcp-arming.t).
  */
 #include "cgroup.h"
 #include "common.h"
@@ -17,8 +19,8 @@
 #include "rcvfix_sockops.skel.h"
 
 static const char usage[] =
-"usage: bpf_rcvbuf -g CGROUP [-c VAL] [-P VAL] [-A VAL] [-R VAL] [-p PORT]\n"
-"                  [-T SECONDS]\n"
+"usage: bpf_rcvbuf -g CGROUP [-c VAL] [-P VAL] [-A VAL] [-R VAL] [-L]\n"
+"                  [-p PORT] [-T SECONDS]\n"
 "                  -- COMMAND [ARG...]\n"
 "Attaches a sockops program to the cgroup v2 folder CGROUP (created if\n"
 "missing), runs COMMAND in it, and prints one line per enabled hook:\n"
@@ -27,12 +29,15 @@ static const char usage[] =
 "  -P VAL  ... at PASSIVE_ESTABLISHED_CB (accepted socket, softirq)\n"
 "  -A VAL  ... at ACTIVE_ESTABLISHED_CB (connecting socket, softirq)\n"
 "  -R VAL  ... at TIMEOUT_INIT and RWND_INIT on a request socket (a SYN's)\n"
+"  -L      a cgroup setsockopt program sets SO_RCVLOWAT with bpf_setsockopt()\n"
+"          when COMMAND sets it (the kernel's handler skipped); its line's\n"
+"          rcvbuf= is the mark read back\n"
 "  -p PORT only for connections with that local or remote port\n"
 "  -T SEC  kill COMMAND's process group after SEC seconds (default 30)\n"
 "Exit: COMMAND's exit status; 124 if it was killed; 3 on a setup error.\n";
 
 static const char *const hook_names[RCVFIX_HOOK_MAX] = {
-	"connect", "passive", "active", "timeout", "rwnd",
+	"connect", "passive", "active", "timeout", "rwnd", "lowat",
 };
 
 static int libbpf_quiet(enum libbpf_print_level level, const char *fmt,
@@ -51,9 +56,10 @@ int main(int argc, char **argv)
 	const char *cgroup = NULL;
 	struct rcvfix_sockops *skel;
 	int timeout = 30, cgfd, c, ret;
+	bool lowat;
 	__u32 key = 0, h;
 
-	while ((c = getopt(argc, argv, "+g:c:P:A:R:p:T:h")) != -1) {
+	while ((c = getopt(argc, argv, "+g:c:P:A:R:Lp:T:h")) != -1) {
 		switch (c) {
 		case 'g': cgroup = optarg; break;
 		case 'c':
@@ -74,6 +80,7 @@ int main(int argc, char **argv)
 			cfg.val[RCVFIX_HOOK_TIMEOUT] = parse_int("-R", optarg);
 			cfg.val[RCVFIX_HOOK_RWND] = cfg.val[RCVFIX_HOOK_TIMEOUT];
 			break;
+		case 'L': cfg.enabled |= 1U << RCVFIX_HOOK_LOWAT; break;
 		case 'p': cfg.port = parse_int("-p", optarg); break;
 		case 'T': timeout = parse_int("-T", optarg); break;
 		case 'h':
@@ -93,8 +100,13 @@ int main(int argc, char **argv)
 		die(EXIT_SETUP, "open %s: %s", cgroup, strerror(errno));
 
 	libbpf_set_print(libbpf_quiet);
-	skel = rcvfix_sockops__open_and_load();
+	skel = rcvfix_sockops__open();
 	if (!skel)
+		die(EXIT_SETUP, "cannot open the BPF object: %s", strerror(errno));
+	/* older kernels cannot load the setsockopt program: only with -L */
+	lowat = cfg.enabled & (1U << RCVFIX_HOOK_LOWAT);
+	bpf_program__set_autoload(skel->progs.rcvfix_setsockopt, lowat);
+	if (rcvfix_sockops__load(skel))
 		die(EXIT_SETUP, "cannot load the BPF object: %s (is this kernel "
 		    "built with CONFIG_CGROUP_BPF, and are we root?)",
 		    strerror(errno));
@@ -107,6 +119,14 @@ int main(int argc, char **argv)
 	if (!skel->links.rcvfix_sockops)
 		die(EXIT_SETUP, "cannot attach to %s: %s", cgroup,
 		    strerror(errno));
+
+	if (lowat) {
+		skel->links.rcvfix_setsockopt = bpf_program__attach_cgroup(
+			skel->progs.rcvfix_setsockopt, cgfd);
+		if (!skel->links.rcvfix_setsockopt)
+			die(EXIT_SETUP, "cannot attach the setsockopt program to %s: %s",
+			    cgroup, strerror(errno));
+	}
 
 	ret = run_in_cgroup(cgroup, argv + optind, timeout, EXIT_SETUP);
 

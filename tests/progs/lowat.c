@@ -364,7 +364,7 @@ int main(int argc, char **argv)
 {
 	const char *mode, *addr = NULL;
 	int port = 40001, lowat = 0, chunk = 256 * 1024, gap_us = 0;
-	int timeout = 60, reversed = 0, fd, c;
+	int timeout = 60, reversed = 0, fd, lfd = -1, c;
 	long long total = -1;
 	struct sockaddr_storage sa;
 	socklen_t salen;
@@ -407,9 +407,9 @@ int main(int argc, char **argv)
 	} else {
 		tcp_listen_at(fd, (struct sockaddr *)&sa, salen, addr, port);
 		if (strcmp(mode, "ready")) {
-			c = accept_one(fd);
-			close(fd);
-			fd = c;
+			/* the listener stays: MPTCP's joins arrive there */
+			lfd = fd;
+			fd = accept_one(lfd);
 		}
 	}
 	if (!strcmp(mode, "recv")) {
@@ -418,8 +418,11 @@ int main(int argc, char **argv)
 		do_ready(fd, &sa, salen, lowat > 0 ? lowat : 512 * 1024);
 	} else {
 		do_send(fd, total, chunk, gap_us);
-		return 0;
+		fd = -1;
 	}
-	close(fd);
+	if (fd >= 0)
+		close(fd);
+	if (lfd >= 0)
+		close(lfd);
 	return 0;
 }

@@ -280,7 +280,7 @@ int main(int argc, char **argv)
 	struct server s = { .wait = WAIT_POLL, .lowat = 524288,
 			    .stall_ms = 10000 };
 	int port = 40002, rcvbuf = 32768, force = 0, on_listener = 0;
-	int timeout = 60, mptcp = 0, reversed = 0, fd, c, ret;
+	int timeout = 60, mptcp = 0, reversed = 0, fd, lfd = -1, c, ret;
 	const char *mode, *addr = NULL;
 	struct sockaddr_storage sa;
 	long long total = -1;
@@ -334,14 +334,16 @@ int main(int argc, char **argv)
 		tcp_listen_at(fd, (struct sockaddr *)&sa, salen, addr, port);
 		printf("listening\n");
 		fflush(stdout);
-		c = accept_one(fd);
-		close(fd);
-		fd = c;
+		/* the listener stays: MPTCP's joins arrive there */
+		lfd = fd;
+		fd = accept_one(lfd);
 	}
 	if (!strcmp(mode, "client"))
 		return do_client(fd, total);
 	s.fd = fd;
 	ret = do_server(&s, total, rcvbuf, force, on_listener);
 	close(fd);
+	if (lfd >= 0)
+		close(lfd);
 	return ret;
 }

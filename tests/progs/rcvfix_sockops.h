@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Layout of the two maps shared by rcvfix_sockops.bpf.c (cgroup sockops
- * program calling bpf_setsockopt(SO_RCVBUF)) and its loader bpf_rcvbuf.c.
+ * program calling bpf_setsockopt(SO_RCVBUF), cgroup setsockopt program
+ * setting SO_RCVLOWAT) and its loader bpf_rcvbuf.c.
  */
 #ifndef RCVFIX_SOCKOPS_H
 #define RCVFIX_SOCKOPS_H
@@ -13,6 +14,7 @@ enum rcvfix_sockops_hook {
 	RCVFIX_HOOK_ACTIVE,	/* BPF_SOCK_OPS_ACTIVE_ESTABLISHED_CB */
 	RCVFIX_HOOK_TIMEOUT,	/* BPF_SOCK_OPS_TIMEOUT_INIT, request socket */
 	RCVFIX_HOOK_RWND,	/* BPF_SOCK_OPS_RWND_INIT, request socket */
+	RCVFIX_HOOK_LOWAT,	/* cgroup/setsockopt: SO_RCVLOWAT set by BPF */
 	RCVFIX_HOOK_MAX
 };
 
@@ -25,7 +27,8 @@ struct rcvfix_sockops_cfg {
 struct rcvfix_sockops_res {
 	__u32 calls;		/* bpf_setsockopt() calls made */
 	__s32 rc;		/* last bpf_setsockopt() return */
-	__s32 rcvbuf;		/* bpf_getsockopt(SO_RCVBUF) after it */
+	__s32 rcvbuf;		/* bpf_getsockopt(SO_RCVBUF) after it
+				 * (RCVFIX_HOOK_LOWAT: SO_RCVLOWAT) */
 	__s32 get_rc;		/* bpf_getsockopt() return */
 };
 
