@@ -93,6 +93,18 @@
 #include "mptcp_sock.h"
 #include "netns.h"
 
+/*
+ * Task flags of user workers: io_uring's since 5.12 (PF_IO_WORKER), any
+ * kernel thread cloned from a user thread (vhost) since 6.4
+ * (PF_USER_WORKER); before, such threads are kernel threads (PF_KTHREAD).
+ */
+#ifndef PF_IO_WORKER
+#define PF_IO_WORKER 0
+#endif
+#ifndef PF_USER_WORKER
+#define PF_USER_WORKER 0
+#endif
+
 enum rcvfix_mptcp_lowat_kind {
 	RCVFIX_MPTCP_LOWAT_UNKNOWN,	/* could not tell */
 	RCVFIX_MPTCP_LOWAT_NONE,	/* no MPTCP in this kernel */
@@ -116,6 +128,8 @@ bool rcvfix_mptcp_lowat_fixing;
 
 /* Where the private fields are, from BTF; set once at load. */
 static u32 rcvfix_msk_ack_seq, rcvfix_msk_rcv_wnd_sent;
+/* whether it may still fall back to TCP (see rcvfix_msk_joined()) */
+static u32 rcvfix_msk_allow_fallback, rcvfix_msk_allow_subflows;
 /* 6.7+: what the kernel's mptcp_data_avail() reads */
 static u32 rcvfix_msk_bytes_received, rcvfix_msk_bytes_consumed;
 /* before: the first unread byte */
@@ -139,6 +153,8 @@ static bool rcvfix_mptcp_lowat_layout(void)
 		{ "mptcp_sock", "ack_seq", sizeof(u64) },
 		/* an atomic64_t: read as the u64 it holds, as the kernel's READ_ONCE() of it */
 		{ "mptcp_sock", "rcv_wnd_sent", sizeof(u64) },
+		{ "mptcp_sock", "allow_infinite_fallback", sizeof(bool) },
+		{ "mptcp_sock", "allow_subflows", sizeof(bool) },
 		{ "mptcp_sock", "bytes_received", sizeof(u64) },
 		{ "mptcp_sock", "bytes_consumed", sizeof(u64) },
 	};
@@ -147,7 +163,7 @@ static bool rcvfix_mptcp_lowat_layout(void)
 		{ "mptcp_skb_cb", "map_seq", sizeof(u64) },
 	};
 	/* the queued bytes: two counters on 6.7+, the queues before */
-	unsigned int n = rcvfix_mptcp_lowat_native ? ARRAY_SIZE(f) : 2;
+	unsigned int n = rcvfix_mptcp_lowat_native ? ARRAY_SIZE(f) : 4;
 	char why[160] = "";
 
 	/* the subflows, whose windows TCP's net reads */
@@ -165,8 +181,10 @@ static bool rcvfix_mptcp_lowat_layout(void)
 	}
 	rcvfix_msk_ack_seq = f[0].offset;
 	rcvfix_msk_rcv_wnd_sent = f[1].offset;
-	rcvfix_msk_bytes_received = f[2].offset;
-	rcvfix_msk_bytes_consumed = f[3].offset;
+	rcvfix_msk_allow_fallback = f[2].offset;
+	rcvfix_msk_allow_subflows = f[3].offset;
+	rcvfix_msk_bytes_received = f[4].offset;
+	rcvfix_msk_bytes_consumed = f[5].offset;
 	rcvfix_msk_receive_queue = queue[0].offset;
 	rcvfix_skb_map_seq = queue[1].offset;
 	return true;
@@ -337,11 +355,27 @@ static bool rcvfix_subflow_window_closed(const struct sock *ssk)
 }
 
 /*
- * The same test on the msk's shared window, for an msk with several
- * subflows: its peer sends against the data-level ack plus the window
+ * Has @msk given up falling back to TCP for good, so that its peer sends
+ * against its shared window? A join that completed, or a retransmission
+ * on another subflow, clears allow_infinite_fallback (mptcp_subflow_joined(),
+ * __mptcp_retrans()); a fallback clears allow_subflows (__mptcp_try_fallback()).
+ * A join still pending, on conn_list before its SYN is answered, clears
+ * neither: the msk may still fall back meanwhile, and its first subflow
+ * alone carries data.
+ */
+static bool rcvfix_msk_joined(const struct sock *msk)
+{
+	return !rcvfix_msk_bool(msk, rcvfix_msk_allow_fallback) &&
+	       rcvfix_msk_bool(msk, rcvfix_msk_allow_subflows);
+}
+
+/*
+ * TCP's window test on the msk's shared window, for an msk that joined:
+ * its peer sends against the data-level ack plus the window
  * (options.c: data_ack + snd_wnd), and a subflow's rcv_wup..rcv_nxt
  * counts that subflow's bytes only, so each subflow's own window stays
- * half open while the msk's is closed. An msk that had a join can no
+ * half open while the msk's is closed (and, back to one subflow after a
+ * join, overstates it until that subflow's next ACK). Such an msk can no
  * longer fall back: its rcv_wnd_sent is current. The receive MSS is
  * @ssk's (the subflow that received, or the first), else TCP's default.
  */
@@ -356,18 +390,18 @@ static bool rcvfix_msk_window_closed(struct sock *msk, struct sock *ssk)
 }
 
 /*
- * Is the window of @msk closed, TCP's way? With several subflows, the
- * msk's shared window (above); with one, that subflow's: @ssk, the one
- * that just received (locked by its caller), else the first subflow,
- * else the one of the list where it may be walked (@walk: see
- * rcvfix_msk_for_each_subflow()).
+ * Is the window of @msk closed, TCP's way? For an msk that joined, its
+ * shared window (above); else (one subflow, or a fallback to TCP) that
+ * subflow's: @ssk, the one that just received (locked by its caller),
+ * else the first subflow, else the one of the list where it may be
+ * walked (@walk: see rcvfix_msk_for_each_subflow()).
  */
 static bool rcvfix_mptcp_window_closed(struct sock *msk, struct sock *ssk,
 				       bool walk)
 {
 	struct list_head *pos;
 
-	if (rcvfix_msk_several_subflows(msk))
+	if (rcvfix_msk_joined(msk))
 		return rcvfix_msk_window_closed(msk,
 						ssk ? : rcvfix_msk_first(msk));
 	if (ssk)
@@ -610,10 +644,13 @@ static void rcvfix_mptcp_wake_if_ready(struct sock *msk)
 	if (rcvfix_mptcp_lowat_native) {
 		ready = rcvfix_mptcp_ready_by_net(msk, NULL, true);
 	} else {
-		/* tcp_data_ready() also wakes a reader at the peer's FIN */
+		/*
+		 * tcp_data_ready() also wakes a reader at the peer's FIN
+		 * (SOCK_DONE, which MPTCP does not set on an msk)
+		 */
 		spin_lock_bh(&msk->sk_lock.slock);
 		ready = rcvfix_mptcp_ready_locked(msk, NULL, false) ||
-			sock_flag(msk, SOCK_DONE);
+			(READ_ONCE(msk->sk_shutdown) & RCV_SHUTDOWN);
 		spin_unlock_bh(&msk->sk_lock.slock);
 	}
 	if (ready) {
@@ -634,6 +671,21 @@ static void rcvfix_mptcp_wake_if_ready(struct sock *msk)
  * the decision wakes one that TCP's net would have woken meanwhile. The
  * deferred part counts as a running replacement: an unload waits for it.
  */
+/*
+ * Does the current task run its task work soon, before it is back in
+ * user space? A user task in a system call, and io_uring's workers (they
+ * run it between items); not a kernel thread, nor another user worker
+ * (vhost: only at a signal or at exit), nor an interrupt.
+ */
+static bool rcvfix_task_runs_task_work(void)
+{
+	unsigned int flags = current->flags;
+
+	if (!in_task() || (flags & PF_KTHREAD))
+		return false;
+	return !(flags & PF_USER_WORKER) || (flags & PF_IO_WORKER);
+}
+
 struct rcvfix_mptcp_demand {
 	struct callback_head twork;
 	struct work_struct work;
@@ -680,7 +732,8 @@ static void rcvfix_mptcp_demand(struct sock *msk)
 		rcvfix_arm_demand();
 		return;
 	}
-	if (rcvfix_arm_demand_armed())
+	/* before 6.7 the decision is left to the work (see its setter) */
+	if (rcvfix_mptcp_lowat_native && rcvfix_arm_demand_armed())
 		return;
 	d = kmalloc(sizeof(*d), GFP_ATOMIC);
 	if (!d) {
@@ -691,11 +744,34 @@ static void rcvfix_mptcp_demand(struct sock *msk)
 	d->msk = msk;
 	rcvfix_hook_hold();
 	init_task_work(&d->twork, rcvfix_mptcp_demand_twork);
-	if ((current->flags & PF_KTHREAD) ||
+	if (!rcvfix_task_runs_task_work() ||
 	    task_work_add(current, &d->twork, TWA_RESUME)) {
 		INIT_WORK(&d->work, rcvfix_mptcp_demand_work);
 		schedule_work(&d->work);
 	}
+}
+
+/*
+ * A mark rcvfix leaves to the kernel's plain write, where it cannot act
+ * (see rcvfix_mptcp_lowat_setsockopt_entry()), still needs the hooks:
+ * armed from this work, which holds no socket.
+ */
+static void rcvfix_mptcp_demand_kick_fn(struct work_struct *work)
+{
+	rcvfix_arm_demand();
+	rcvfix_hook_done();
+}
+
+static DECLARE_WORK(rcvfix_mptcp_demand_kick, rcvfix_mptcp_demand_kick_fn);
+
+/* From an entry callback (the hook is armed): counted until it has run. */
+static void rcvfix_mptcp_demand_later(void)
+{
+	if (rcvfix_arm_demand_armed())
+		return;
+	rcvfix_hook_hold();
+	if (!schedule_work(&rcvfix_mptcp_demand_kick))
+		rcvfix_hook_done();	/* pending already: that run counts */
 }
 
 /*
@@ -751,7 +827,13 @@ static void rcvfix_mptcp_set_rcvlowat(struct sock *msk, int val)
 	val = min(val, cap);
 	WRITE_ONCE(msk->sk_rcvlowat, val ? : 1);
 
-	rcvfix_mptcp_wake_if_ready(msk);
+	/*
+	 * Not from a BPF program: it may run where the data lock must not
+	 * be taken (a cgroup LSM program at sock_graft(), under
+	 * sk_callback_lock); the work it queued decides (above).
+	 */
+	if (!has_current_bpf_ctx())
+		rcvfix_mptcp_wake_if_ready(msk);
 
 	if (!locked && val * 2 > msk->sk_rcvbuf)
 		WRITE_ONCE(msk->sk_rcvbuf, val * 2);
@@ -798,5 +880,15 @@ void rcvfix_mptcp_lowat_setsockopt_entry(struct ftrace_regs *fregs,
 	    sk->sk_protocol != IPPROTO_MPTCP ||
 	    !rcvfix_net_enabled(sock_net(sk)))
 		return;
+	/*
+	 * An msk not yet accepted, in softirq with its data lock held (a
+	 * cgroup LSM program at inet_csk_clone(), from sk_clone_lock()):
+	 * the kernel's plain write stands, as for a listener's mark its
+	 * connections inherit; the hooks are armed for it from a work.
+	 */
+	if (!READ_ONCE(sk->sk_socket) || !in_task()) {
+		rcvfix_mptcp_demand_later();
+		return;
+	}
 	rcvfix_hook_redirect(fregs, rcvfix_mptcp_setsockopt);
 }

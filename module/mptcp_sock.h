@@ -50,16 +50,11 @@ static __always_inline struct sock *rcvfix_msk_first(const struct sock *msk)
 						 rcvfix_msk_first_off));
 }
 
-/*
- * Has @msk more than one subflow (a join happened)? Two pointers read
- * without a lock, for a decision only: the list is not walked.
- */
-static __always_inline bool rcvfix_msk_several_subflows(struct sock *msk)
+/* The bool member of struct mptcp_sock at byte @offset of @msk. */
+static __always_inline bool rcvfix_msk_bool(const struct sock *msk,
+					    u32 offset)
 {
-	struct list_head *head = rcvfix_msk_subflows(msk);
-	struct list_head *next = READ_ONCE(head->next);
-
-	return next != head && next != READ_ONCE(head->prev);
+	return READ_ONCE(*(const bool *)((const void *)msk + offset));
 }
 
 /*
