@@ -17,10 +17,11 @@
 #   stall    tests/progs/lowatstall: a mark the buffer cannot hold (SO_RCVBUF
 #            32768 after it), epoll and a blocking recv(): done or stalled
 # Enabled, each MPTCP cell must do what TCP does: wakeups per MiB within
-# TCP's + 1 and within its own off cell's + 1 (paced's for duplex), at
-# most 2 short reads, and no stall where TCP completes. Off, the MPTCP
-# cells record the kernel's own (6.1: woken per packet; 6.12 and 7.x: the
-# stranded reader), paced and epoll only.
+# TCP's + 1 (where the kernel itself, rcvfix off, stays there: 7.x wakes
+# a duplex reader at every release of the writer's lock) and within its
+# own off cell's + 1, at most 2 short reads, and no stall where TCP
+# completes. Off, the MPTCP cells record the kernel's own (6.1: woken per
+# packet; 6.12 and 7.x: the stranded reader), epoll only for the stall.
 # And MPTCP's receive-path hooks are armed on demand: enabled, not before
 # an MPTCP socket sets a mark (ftrace's enabled_functions does not list
 # them), then before that setsockopt() returns, for good.
@@ -166,7 +167,7 @@ for en in 0 1; do
 	for state in $STATES; do
 		j0=$(joins)
 		scens="paced duplex" waits="epoll block"
-		((en)) || scens=paced waits=epoll
+		((en)) || waits=epoll
 		for scen in $scens; do
 			extra=
 			[[ $scen == duplex ]] && extra=-d
@@ -205,11 +206,19 @@ done
 # The oracle: TCP on this kernel, and the same cell off.
 for state in $STATES; do
 	for scen in paced duplex; do
-		on="$state, $scen, enable=1" off="$state, paced, enable=0"
+		on="$state, $scen, enable=1" off="$state, $scen, enable=0"
 		tcp="tcp, $scen, enable=1"
 		w=${W[$on]:-999999}
-		check "$on: wakeups per MiB ($w/100) within TCP's + 1 (${W[$tcp]}/100)" \
-			test "$w" -le $((${W[$tcp]:-0} + 100))
+		if [[ $state != tcp && $scen == duplex ]] &&
+			((${W[$off]:-0} > ${W[$tcp]:-0} + 100)); then
+			# 7.x: mptcp_release_cb() wakes the reader whenever it
+			# moves a backlog left while the writer owned the msk,
+			# mark or not: the kernel's own, rcvfix leaves it
+			echo "ok - $RCVFIX_TEST: $on: wakeups per MiB ($w/100) within TCP's + 1 (${W[$tcp]}/100) # SKIP the kernel's own, rcvfix off: ${W[$off]}/100"
+		else
+			check "$on: wakeups per MiB ($w/100) within TCP's + 1 (${W[$tcp]}/100)" \
+				test "$w" -le $((${W[$tcp]:-0} + 100))
+		fi
 		check "$on: wakeups per MiB ($w/100) within its off cell's + 1 (${W[$off]}/100)" \
 			test "$w" -le $((${W[$off]:-0} + 100))
 		check "$on: at most 2 short reads (${SHORT[$on]})" \

@@ -18,6 +18,8 @@
 # any mark, rcvfix arms the rest, and the first mark's arming is refused
 # (counted, logged, the mark set with the kernel's rule), then works once
 # the livepatch is gone.
+# 3. Disabled everywhere, the hold-off over, they are disarmed with the
+# rest; enabled again, armed with the rest.
 source "$RCVFIX_REPO/tests/guest/lib.sh"
 need "$RCVFIX_KO" "$RCVFIX_BIN/lowat" "$RCVFIX_BIN/bpf_rcvbuf"
 
@@ -216,5 +218,23 @@ done
 check_eq "livepatch gone, then marks: receive hooks armed" "ret=0 yes no none yes" \
 	"$r $(aside)"
 check_eq "last_arm_error cleared" none "$(rcvfix_status last_arm_error)"
+
+# 3. The receive hooks go with the others: the fix off everywhere, the
+# hold-off over, nothing of rcvfix's is left in ftrace; on again, they come
+# back with the rest (a mark was seen), before any new mark.
+rcvfix_hooks() { grep -c '\[rcvfix\]' /sys/kernel/tracing/enabled_functions; }
+echo 1 > /sys/module/rcvfix/parameters/disarm_holdoff_s
+for ns in "$snd" "$rcv"; do rcvfix_enable 0 "$ns"; done
+for i in $(seq "$(scaled 50)"); do
+	[[ $(rcvfix_status armed) == no ]] && break
+	sleep 0.2
+done
+check_eq "disabled everywhere, hold-off over: nothing armed" "no no 0" \
+	"$(rcvfix_status armed) $(rcvfix_status receive_hooks_armed) $(rcvfix_hooks)"
+rcvfix_enable 1 "$rcv"
+check_eq "enabled again: armed, the receive hooks with the rest" "yes yes" \
+	"$(rcvfix_status armed) $(rcvfix_status receive_hooks_armed)"
+check_eq "... every target in ftrace" \
+	"$(rcvfix_status targets | tr ',' '\n' | grep -c .)" "$(rcvfix_hooks)"
 
 done_testing
