@@ -25,13 +25,34 @@
 #include "common.h"
 
 #include <poll.h>
+#include <signal.h>
 #include <stdint.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 
 const char *prog = "reconnect";
 
 static int cfg_conns = 3, cfg_rounds = 1, cfg_rcvbuf, cfg_lrcvbuf;
 static long long cfg_bytes = 2 << 20;
+
+/* Where the client is, for the watchdog's message. */
+static volatile int at_round, at_conn;
+static const char *volatile at_step = "setup";
+static volatile unsigned long long at_sent, at_got;
+
+static void on_timeout(int sig)
+{
+	char msg[160];
+	int n;
+
+	(void)sig;
+	n = snprintf(msg, sizeof(msg),
+		     "%s: timeout in round %d conn %d at %s (sent %llu, read %llu)\n",
+		     prog, at_round, at_conn, at_step, at_sent, at_got);
+	if (write(2, msg, n) < 0)
+		_exit(EXIT_TIMEOUT);
+	_exit(EXIT_TIMEOUT);
+}
 
 /* The byte at stream offset @off of a connection's direction @dir. */
 static inline uint8_t pattern(uint64_t off, unsigned int dir)
@@ -58,7 +79,8 @@ static void set_rcvbuf(int fd, int v)
  * does: read at most 8 KB (a random amount) per wakeup, write random
  * amounts, shut the write side once all is sent, end at the peer's EOF.
  */
-static void transfer(int fd, unsigned int out_dir, struct xfer *x)
+static void transfer(const char *side, int fd, unsigned int out_dir,
+		     struct xfer *x)
 {
 	struct pollfd p = { .fd = fd, .events = POLLIN | POLLOUT };
 	static uint8_t wbuf[65536];
@@ -68,8 +90,14 @@ static void transfer(int fd, unsigned int out_dir, struct xfer *x)
 	x->bad_off = -1;
 	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
 	while (p.events) {
-		if (poll(&p, 1, 30000) <= 0)
-			die(1, "poll: %s", errno ? strerror(errno) : "timed out");
+		int r = poll(&p, 1, 10000);
+
+		if (r < 0)
+			die(1, "poll: %s", strerror(errno));
+		if (!r)
+			die(1, "%s stalled 10 s: sent %llu of %lld, read %llu, eof %d",
+			    side, (unsigned long long)x->sent, cfg_bytes,
+			    (unsigned long long)x->got, x->eof);
 		if (p.revents & POLLIN) {
 			size_t cap = (rand() & 0xffff) ?: 1;
 			ssize_t n;
@@ -81,6 +109,8 @@ static void transfer(int fd, unsigned int out_dir, struct xfer *x)
 			} else if (n < 0 && errno != EAGAIN) {
 				die(1, "read: %s", strerror(errno));
 			}
+			if (!out_dir)
+				at_got = x->got + (n > 0 ? n : 0);
 			for (ssize_t i = 0; i < n; i++, x->got++)
 				if (x->bad_off < 0 &&
 				    rbuf[i] != pattern(x->got, !out_dir))
@@ -100,6 +130,8 @@ static void transfer(int fd, unsigned int out_dir, struct xfer *x)
 				die(1, "write: %s", strerror(errno));
 			if (n > 0)
 				x->sent += n;
+			if (!out_dir)
+				at_sent = x->sent;
 			if (x->sent == (uint64_t)cfg_bytes) {
 				shutdown(fd, SHUT_WR);
 				p.events &= ~POLLOUT;
@@ -123,7 +155,7 @@ static void server(int lfd, int report)
 
 		if (fd < 0)
 			die(EXIT_SETUP, "accept: %s", strerror(errno));
-		transfer(fd, 1, &x);
+		transfer("server", fd, 1, &x);
 		close(fd);
 		if (write(report, &x, sizeof(x)) != sizeof(x))
 			die(EXIT_SETUP, "report: %s", strerror(errno));
@@ -175,6 +207,7 @@ int main(int argc, char **argv)
 	if (cfg_conns < 1 || cfg_rounds < 1 || cfg_bytes < 1)
 		die(EXIT_USAGE, "-n, -r and -b must be positive");
 	watchdog(timeout);
+	signal(SIGALRM, on_timeout);
 	srand(getpid());
 	sslen = inet_any_addr(&ss, addr, port);
 	lfd = inet_stream_socket(ss.ss_family, smptcp);
@@ -186,6 +219,10 @@ int main(int argc, char **argv)
 	if (pid < 0)
 		die(EXIT_SETUP, "fork: %s", strerror(errno));
 	if (!pid) {
+		/* Not left behind (holding the caller's output) by a client that died. */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() == 1)
+			_exit(EXIT_SETUP);
 		close(pipefd[0]);
 		srand(getpid());
 		server(lfd, pipefd[1]);
@@ -200,12 +237,17 @@ int main(int argc, char **argv)
 			struct xfer cx, sx;
 			int flags = fcntl(fd, F_GETFL);
 
+			at_round = r;
+			at_conn = c;
+			at_step = "connect";
 			fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
 			if (connect(fd, (struct sockaddr *)&ss, sslen))
 				die(1, "round %d conn %d: connect: %s", r, c,
 				    strerror(errno));
 			set_rcvbuf(fd, cfg_rcvbuf);
-			transfer(fd, 0, &cx);
+			at_step = "transfer";
+			transfer("client", fd, 0, &cx);
+			at_step = "the server's report";
 			if (read(pipefd[0], &sx, sizeof(sx)) != sizeof(sx))
 				die(1, "server report missing");
 			if (xfer_bad(&cx)) {
@@ -217,6 +259,7 @@ int main(int argc, char **argv)
 				sbad++;
 			}
 			bad += xfer_bad(&cx) || xfer_bad(&sx);
+			at_step = "disconnect";
 			if (c + 1 < cfg_conns &&
 			    connect(fd, (struct sockaddr *)&unspec, sizeof(unspec)))
 				die(1, "connect(AF_UNSPEC): %s", strerror(errno));
