@@ -125,6 +125,45 @@ int rcvfix_hook_find_entry(struct rcvfix_hook *hook)
 }
 
 /**
+ * rcvfix_hook_symbol_range - where the code of function @name lies
+ * @name: a function of the kernel
+ * @start: set to its first byte
+ * @end: set past its last byte
+ *
+ * For a hook that acts only when called from @name (its return address
+ * in that range): a disabled kprobe finds the address, kallsyms its
+ * offset and size ("name+0x4/0x1c0"). Returns 0, or -ENOENT.
+ */
+int rcvfix_hook_symbol_range(const char *name, unsigned long *start,
+			     unsigned long *end)
+{
+	struct kprobe kp = {
+		.symbol_name = name,
+		.flags = KPROBE_FLAG_DISABLED,
+	};
+	unsigned long addr, off, size;
+	char sym[KSYM_SYMBOL_LEN];
+	char *plus, *slash;
+
+	if (register_kprobe(&kp))
+		return -ENOENT;
+	addr = (unsigned long)kp.addr;
+	unregister_kprobe(&kp);
+	sprint_symbol(sym, addr);
+	plus = strrchr(sym, '+');
+	slash = plus ? strchr(plus, '/') : NULL;
+	if (!slash)
+		return -ENOENT;
+	*slash = '\0';
+	if (kstrtoul(plus + 1, 16, &off) || kstrtoul(slash + 1, 16, &size) ||
+	    off > addr || !size)
+		return -ENOENT;
+	*start = addr - off;
+	*end = *start + size;
+	return 0;
+}
+
+/**
  * rcvfix_hook_resolve - find the ftrace location of hook->name
  * @hook: the hook to resolve
  *

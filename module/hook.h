@@ -30,6 +30,8 @@ struct rcvfix_hook {
 
 int rcvfix_hook_resolve(struct rcvfix_hook *hook);
 int rcvfix_hook_find_entry(struct rcvfix_hook *hook);
+int rcvfix_hook_symbol_range(const char *name, unsigned long *start,
+			     unsigned long *end);
 int rcvfix_hooks_arm(struct rcvfix_hook *const *hooks, unsigned int n,
 		     struct rcvfix_hook *first, struct rcvfix_hook **failed);
 void rcvfix_hooks_disarm(struct rcvfix_hook *const *hooks, unsigned int n);

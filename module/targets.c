@@ -12,6 +12,7 @@
 #include "bpf_legacy.h"
 #include "hook.h"
 #include "mptcp.h"
+#include "mptcp_datafin.h"
 #include "mptcp_lowat.h"
 #include "rcvbuf.h"
 #include "status_keys.h"
@@ -43,6 +44,9 @@ static struct rcvfix_hook rcvfix_candidate_hooks[] = {
 	  .optional = true, .observe = true },
 	{ .name = RCVFIX_MPTCP_LISTEN, .entry = rcvfix_mptcp_entry_listen,
 	  .optional = true, .observe = true },
+	/* A fallen-back msk's DATA_FIN after its queued data (6.12). */
+	{ .name = RCVFIX_MPTCP_DATA_FIN, .entry = rcvfix_mptcp_datafin_entry,
+	  .optional = true },
 	/*
 	 * MPTCP's SO_RCVLOWAT rule as TCP's (mptcp_lowat.c): the first two
 	 * where the fix is on, on the receive path, so armed only once an
@@ -63,7 +67,8 @@ static struct rcvfix_hook rcvfix_candidate_hooks[] = {
 #define RCVFIX_HOOK_SET_RCVLOWAT (ARRAY_SIZE(rcvfix_candidate_hooks) - 1)
 #define RCVFIX_HOOK_POLL (RCVFIX_HOOK_SET_RCVLOWAT - 1)
 #define RCVFIX_HOOK_DATA_READY (RCVFIX_HOOK_POLL - 1)
-#define RCVFIX_HOOK_LISTEN (RCVFIX_HOOK_DATA_READY - 1)
+#define RCVFIX_HOOK_DATA_FIN (RCVFIX_HOOK_DATA_READY - 1)
+#define RCVFIX_HOOK_LISTEN (RCVFIX_HOOK_DATA_FIN - 1)
 #define RCVFIX_HOOK_CONNECT (RCVFIX_HOOK_LISTEN - 1)
 
 /* The resolved ones, set once at load before any namespace can arm them. */
@@ -104,6 +109,32 @@ static bool rcvfix_targets_lowat(void)
 	return true;
 }
 
+/*
+ * The DATA_FIN hook (mptcp_datafin.c), resolved apart: it calls the
+ * function it redirects, and it needs only the calls from one caller, so
+ * a copy of the function elsewhere does not matter. Where any of it is
+ * missing the kernel's code runs, with one log line.
+ */
+static bool rcvfix_targets_datafin(struct rcvfix_hook *hook)
+{
+	int ret;
+
+	if (!rcvfix_mptcp_datafin_init())
+		return false;
+	ret = rcvfix_hook_resolve(hook);
+	if (ret == -ENOTUNIQ)
+		ret = 0;
+	if (!ret)
+		ret = rcvfix_hook_find_entry(hook);
+	if (ret) {
+		pr_info("%s: cannot hook it (%d); left to the kernel\n",
+			hook->name, ret);
+		return false;
+	}
+	rcvfix_mptcp_datafin_hooked(hook);
+	return true;
+}
+
 /* Resolves the hooks; arms nothing. */
 int rcvfix_targets_init(void)
 {
@@ -119,10 +150,15 @@ int rcvfix_targets_init(void)
 		hook = &rcvfix_candidate_hooks[i];
 		if (!mptcp && (i == RCVFIX_HOOK_MPTCP_SYNC ||
 			       i == RCVFIX_HOOK_CONNECT ||
-			       i == RCVFIX_HOOK_LISTEN))
+			       i == RCVFIX_HOOK_LISTEN ||
+			       i == RCVFIX_HOOK_DATA_FIN))
 			continue;
-		if (i == RCVFIX_HOOK_DATA_READY || i == RCVFIX_HOOK_POLL ||
-		    i == RCVFIX_HOOK_SET_RCVLOWAT) {
+		if (i == RCVFIX_HOOK_DATA_FIN && !rcvfix_targets_datafin(hook))
+			continue;
+		if (i == RCVFIX_HOOK_DATA_FIN) {
+			ret = 0;	/* resolved by rcvfix_targets_datafin() */
+		} else if (i == RCVFIX_HOOK_DATA_READY || i == RCVFIX_HOOK_POLL ||
+			   i == RCVFIX_HOOK_SET_RCVLOWAT) {
 			if (!lowat ||
 			    (i == RCVFIX_HOOK_SET_RCVLOWAT && !set_rcvlowat))
 				continue;
