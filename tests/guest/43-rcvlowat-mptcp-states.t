@@ -17,11 +17,14 @@
 #   stall    tests/progs/lowatstall: a mark the buffer cannot hold (SO_RCVBUF
 #            32768 after it), epoll and a blocking recv(): done or stalled
 # Enabled, each MPTCP cell must do what TCP does: wakeups per MiB within
-# TCP's + 1 (where the kernel itself, rcvfix off, stays there: 7.x wakes
-# a duplex reader at every release of the writer's lock) and within its
-# own off cell's + 1, at most 2 short reads, and no stall where TCP
+# TCP's + 1 and within its own off cell's + 1 (duplex on 6.7+, where the
+# reader also sleeps on the msk's lock and 7.x's mptcp_release_cb() wakes
+# it, rcvfix off as on: poll()'s readable reports within TCP's + 1 and
+# the wakeups rcvfix adds, rcvlowat_wakeups_added, at most 1 per MiB), at
+# most 2 short reads, and no stall where TCP
 # completes. Off, the MPTCP cells record the kernel's own (6.1: woken per
-# packet; 6.12 and 7.x: the stranded reader), epoll only for the stall.
+# packet), the stall cells enabled only (test 42 records the kernel's own
+# stranded reader on 6.12 and 7.x).
 # And MPTCP's receive-path hooks are armed on demand: enabled, not before
 # an MPTCP socket sets a mark (ftrace's enabled_functions does not list
 # them), then before that setsockopt() returns, for good.
@@ -36,7 +39,8 @@ PACED="-n $TOTAL -c 16384 -g 2000"
 
 rcvfix_unload
 rcvfix_load || { fail "load rcvfix"; done_testing; }
-echo "# rcvlowat_wakeup $(rcvfix_status rcvlowat_wakeup)"
+lowat_word=$(rcvfix_status rcvlowat_wakeup)
+echo "# rcvlowat_wakeup $lowat_word"
 "$RCVFIX_BIN/sockopt" -p mptcp get > /dev/null 2>&1 ||
 	skip "no MPTCP sockets on this kernel"
 
@@ -143,7 +147,7 @@ per_mib_x100() {
 
 STATES="tcp mpc1 mpc2 active passive"
 STALL_OK=$(scaled 5)
-declare -A W SHORT RES
+declare -A W SHORT RES ADDED P
 
 # receive_hooks: yes when mptcp_data_ready and mptcp_poll are both armed.
 receive_hooks() {
@@ -167,15 +171,21 @@ for en in 0 1; do
 	for state in $STATES; do
 		j0=$(joins)
 		scens="paced duplex" waits="epoll block"
-		((en)) || waits=epoll
 		for scen in $scens; do
 			extra=
 			[[ $scen == duplex ]] && extra=-d
 			cell="$state, $scen, enable=$en"
+			rns=$rcv
+			[[ $state == mpc2 ]] && rns=$rcv2
+			a0=$(rcvfix_status rcvlowat_wakeups_added "$rns")
 			lowat_cell $state "$extra"
-			echo "# $cell: $R"
+			a1=$(rcvfix_status rcvlowat_wakeups_added "$rns")
+			echo "# $cell: $R added=$((a1 - a0))"
 			check_eq "$cell: all bytes read" $TOTAL "$(kv bytes "$R")"
 			W[$cell]=$(per_mib_x100 "$R") SHORT[$cell]=$(kv short "$R")
+			P[$cell]=$(($(kv polls "$R") * 100 * MIB / TOTAL))
+			# wakeups rcvfix added (TCP's net), per MiB x100
+			ADDED[$cell]=$(((a1 - a0) * 100 * MIB / TOTAL))
 			if ((en && lazy)) && [[ $state == mpc1 && $scen == paced ]]; then
 				check_eq "after an MPTCP socket's first mark: receive hooks armed (/proc/net/rcvfix)" \
 					yes "$(rcvfix_status receive_hooks_armed)"
@@ -185,6 +195,8 @@ for en in 0 1; do
 					test "$(rcvfix_status receive_hooks_armed_since)" -gt 0
 			fi
 		done
+		# stall cells enabled only: test 42 records the kernel's own
+		((en)) || waits=
 		for wait in $waits; do
 			cell="$state, stall, $wait, enable=$en"
 			stall=$STALL_OK
@@ -209,18 +221,25 @@ for state in $STATES; do
 		on="$state, $scen, enable=1" off="$state, $scen, enable=0"
 		tcp="tcp, $scen, enable=1"
 		w=${W[$on]:-999999}
-		if [[ $state != tcp && $scen == duplex ]] &&
-			((${W[$off]:-0} > ${W[$tcp]:-0} + 100)); then
-			# 7.x: mptcp_release_cb() wakes the reader whenever it
-			# moves a backlog left while the writer owned the msk,
-			# mark or not: the kernel's own, rcvfix leaves it
-			echo "ok - $RCVFIX_TEST: $on: wakeups per MiB ($w/100) within TCP's + 1 (${W[$tcp]}/100) # SKIP the kernel's own, rcvfix off: ${W[$off]}/100"
+		if [[ $state != tcp && $scen == duplex &&
+			$lowat_word == *native+rcvfix* ]]; then
+			# 6.7+: with a second thread writing, the reader also
+			# sleeps on the msk's lock and is woken by the kernel's
+			# own mptcp_release_cb() (7.x: at every backlog it
+			# moves, mark or not), rcvfix off as on: its voluntary
+			# switches are the kernel's. Held instead to poll()'s
+			# readable reports and to the wakeups rcvfix added.
+			echo "# $on: voluntary switches per MiB $w/100 (rcvfix off: ${W[$off]}/100; TCP: ${W[$tcp]}/100)"
+			check "$on: readable per MiB (${P[$on]}/100) within TCP's + 1 (${P[$tcp]}/100)" \
+				test "${P[$on]:-999999}" -le $((${P[$tcp]:-0} + 100))
+			check "$on: wakeups rcvfix added per MiB (${ADDED[$on]}/100) at most 1" \
+				test "${ADDED[$on]:-999}" -le 100
 		else
 			check "$on: wakeups per MiB ($w/100) within TCP's + 1 (${W[$tcp]}/100)" \
 				test "$w" -le $((${W[$tcp]:-0} + 100))
+			check "$on: wakeups per MiB ($w/100) within its off cell's + 1 (${W[$off]}/100)" \
+				test "$w" -le $((${W[$off]:-0} + 100))
 		fi
-		check "$on: wakeups per MiB ($w/100) within its off cell's + 1 (${W[$off]}/100)" \
-			test "$w" -le $((${W[$off]:-0} + 100))
 		check "$on: at most 2 short reads (${SHORT[$on]})" \
 			test "${SHORT[$on]:-99}" -le 2
 	done
