@@ -30,6 +30,11 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
+#ifdef CONFIG_X86_KERNEL_IBT
+#include <asm/cpufeature.h>
+#endif
+#include <linux/uaccess.h>
+
 #include "hook.h"
 
 atomic_t rcvfix_hook_inflight = ATOMIC_INIT(0);
@@ -99,6 +104,37 @@ static int rcvfix_hook_find_copy(struct rcvfix_hook *hook)
 }
 
 /*
+ * Can a replacement call @hook->func through a pointer? With x86's
+ * indirect branch tracking (CONFIG_X86_KERNEL_IBT: Debian's 6.12 and 7.x)
+ * an indirect call must land on an ENDBR64, and at boot the kernel seals
+ * (overwrites) that of every function whose address it never takes, such
+ * as mptcp_data_ready() and mptcp_update_rcv_data_fin(): a call through a
+ * pointer traps there (#CP) where the CPU enforces IBT. The seal is
+ * written whatever the CPU: it is logged; the hook is refused (-EPERM)
+ * only where IBT is on, and its part of the fix is left to the kernel.
+ */
+static int rcvfix_hook_callable(const struct rcvfix_hook *hook)
+{
+#ifdef CONFIG_X86_KERNEL_IBT
+	const u32 endbr64 = 0xfa1e0ff3;	/* f3 0f 1e fa */
+	u32 insn;
+
+	if (get_kernel_nofault(insn, (u32 *)hook->func))
+		return -EFAULT;
+	if (insn == endbr64)
+		return 0;
+	if (cpu_feature_enabled(X86_FEATURE_IBT)) {
+		pr_info("%s: its entry is sealed (no ENDBR) and this CPU enforces IBT: rcvfix cannot call it\n",
+			hook->name);
+		return -EPERM;
+	}
+	pr_info("%s: its entry is sealed (no ENDBR): called only while IBT is off\n",
+		hook->name);
+#endif
+	return 0;
+}
+
+/*
  * Sets @hook->func, the entry of the resolved function whose ftrace
  * location is @hook->addr, for a replacement that calls it: the location
  * may lie past the entry (after an ENDBR instruction, or arm64's
@@ -121,7 +157,7 @@ int rcvfix_hook_find_entry(struct rcvfix_hook *hook)
 	if (kstrtoul(plus + 1, 16, &off) || off > hook->addr)
 		return -ENOENT;
 	hook->func = hook->addr - off;
-	return 0;
+	return rcvfix_hook_callable(hook);
 }
 
 /**

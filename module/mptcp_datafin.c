@@ -27,9 +27,8 @@
  * shrunk by SO_RCVBUF while connected (stock's SO_RCVBUF does that too,
  * but locks the buffer, so on a socket that sets it at every connect it
  * never grows again; rcvfix's rule leaves it unlocked, as the fix wants).
- * 6.1 has no dummy DATA_FIN (rx_eof, mptcp_check_for_eof()); 7.x moved it
- * to subflow_sched_work_if_closed(), only once the subflow's receive
- * queue is empty, at the end of its last mapping.
+ * 6.1 places it in subflow_sched_work_if_closed(), only with the
+ * subflow's receive queue empty; 7.x too, at the end of its last mapping.
  *
  * Where the fix is on, rcvfix places that DATA_FIN where 7.x does: after
  * the data still queued on the subflow, at the peer's FIN.
@@ -47,6 +46,7 @@
 #include <net/sock.h>
 #include <net/tcp.h>
 
+#include "btf_layout.h"
 #include "hook.h"
 #include "mptcp_datafin.h"
 #include "mptcp_sock.h"
@@ -54,6 +54,8 @@
 
 /* The code of subflow_state_change(), found at load. */
 static unsigned long rcvfix_state_change_start, rcvfix_state_change_end;
+/* Where the msk's ack_seq is, from BTF. */
+static u32 rcvfix_datafin_ack_seq;
 
 /* The kernel's mptcp_update_rcv_data_fin(), which the replacement calls. */
 static bool (*rcvfix_update_rcv_data_fin)(struct sock *msk, u64 seq,
@@ -68,6 +70,10 @@ static bool (*rcvfix_update_rcv_data_fin)(struct sock *msk, u64 seq,
  */
 bool rcvfix_mptcp_datafin_init(void)
 {
+	struct rcvfix_btf_field f[] = {
+		{ "mptcp_sock", "ack_seq", sizeof(u64) },
+	};
+	char why[160] = "";
 	int ret = rcvfix_hook_symbol_range(RCVFIX_MPTCP_STATE_CHANGE,
 					   &rcvfix_state_change_start,
 					   &rcvfix_state_change_end);
@@ -77,6 +83,12 @@ bool rcvfix_mptcp_datafin_init(void)
 			RCVFIX_MPTCP_DATA_FIN, RCVFIX_MPTCP_STATE_CHANGE, ret);
 		return false;
 	}
+	if (rcvfix_btf_find_fields(f, ARRAY_SIZE(f), why, sizeof(why))) {
+		pr_info("%s: %s; left to the kernel\n", RCVFIX_MPTCP_DATA_FIN,
+			why);
+		return false;
+	}
+	rcvfix_datafin_ack_seq = f[0].offset;
 	return true;
 }
 
@@ -134,10 +146,17 @@ void notrace rcvfix_mptcp_datafin_entry(unsigned long ip,
 					struct ftrace_regs *fregs)
 {
 	struct sock *msk = (struct sock *)rcvfix_fregs_arg(fregs, 0);
+	u64 seq = rcvfix_fregs_arg(fregs, 1);
+	bool use_64bit = rcvfix_fregs_arg(fregs, 2);
 	struct sock *ssk;
 
+	/*
+	 * Only the dummy DATA_FIN: 64 bits, at the msk's ack_seq (a real
+	 * DATA_FIN from a DSS, were its code ever inlined there, is not).
+	 */
 	if (parent_ip < rcvfix_state_change_start ||
-	    parent_ip >= rcvfix_state_change_end ||
+	    parent_ip >= rcvfix_state_change_end || !use_64bit ||
+	    seq != rcvfix_msk_u64(msk, rcvfix_datafin_ack_seq) ||
 	    !rcvfix_net_enabled(sock_net(msk)))
 		return;
 	ssk = rcvfix_msk_first(msk);

@@ -98,8 +98,8 @@ static bool rcvfix_targets_lowat(void)
 		n--;
 	for (i = 0; i < n; i++) {
 		ret = rcvfix_hook_resolve(lowat[i]);
-		if (!ret && rcvfix_hook_find_entry(lowat[i]))
-			ret = -ENOENT;
+		if (!ret)
+			ret = rcvfix_hook_find_entry(lowat[i]);
 		if (ret) {
 			rcvfix_mptcp_lowat_unavailable(lowat[i]->name, ret);
 			return false;
