@@ -299,6 +299,11 @@ for f in subflow_finish_connect __inet_listen_sk; do
 	[[ -z $mptcp ]] || ! grep -qx "$f" <<< "$traceable" ||
 		want_targets+=",$f"
 done
+# A fallen-back MPTCP socket's DATA_FIN after its subflow's data (issue
+# 50): where MPTCP places it from subflow_state_change().
+[[ -z $mptcp ]] || ! grep -qx subflow_state_change <<< "$traceable" ||
+	! grep -qx mptcp_update_rcv_data_fin <<< "$traceable" ||
+	want_targets+=",mptcp_update_rcv_data_fin"
 # Where rcvfix fixes MPTCP's SO_RCVLOWAT wakeups (before 6.7), these two;
 # where it adds TCP's net to the kernel's own rule (6.7+), a third.
 case $(rcvfix_status rcvlowat_wakeup) in
