@@ -15,7 +15,7 @@ need "$RCVFIX_KO" "$RCVFIX_BIN/stress-nschurn"
 if stress_long; then
 	n=500 rate=8 shell_ns=40 tw=(--time-wait) k=200
 else
-	n=300 rate=20 shell_ns=8 tw=() k=60
+	n=150 rate=20 shell_ns=8 tw=() k=60	# check-all: 500
 	# An emulated arm64 guest takes 10 s and more per load or unload
 	# (6.12 arm64 made one load in a 19 s churn): the same namespaces at
 	# a quarter of the rate give it the time for a reload.
