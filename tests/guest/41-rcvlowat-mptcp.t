@@ -106,13 +106,6 @@ measure() {
 	rm -f "$out"
 }
 
-# wakeups_per_mib_x100 LINE: voluntary context switches per MiB, x100.
-per_mib_x100() {
-	local bytes
-	bytes=$(kv bytes "$1")
-	echo $(($(kv nvcsw "$1") * 100 * MIB / (bytes > 0 ? bytes : 1)))
-}
-
 PACED="-n $((4 * MIB)) -c 4096 -g 100"	# 4 KiB writes, 100 us apart
 BULK="-n $((8 * MIB))"
 

@@ -138,13 +138,6 @@ stall_cell() {
 	rm -f "$out"
 }
 
-# per_mib_x100 LINE: voluntary context switches per MiB, x100.
-per_mib_x100() {
-	local bytes
-	bytes=$(kv bytes "$1")
-	echo $(($(kv nvcsw "$1") * 100 * MIB / (bytes > 0 ? bytes : 1)))
-}
-
 STATES="tcp mpc1 mpc2 active passive"
 STALL_OK=$(scaled 5)
 declare -A W SHORT RES ADDED P

@@ -80,13 +80,6 @@ bpf_cell() {
 	rm -f "$out".*
 }
 
-# per_mib_x100 LINE: voluntary context switches per MiB, x100.
-per_mib_x100() {
-	local bytes
-	bytes=$(kv bytes "$1")
-	echo $(($(kv nvcsw "$1") * 100 * MIB / (bytes > 0 ? bytes : 1)))
-}
-
 lazy=0
 [[ $(rcvfix_status targets) == *mptcp_poll* ]] && lazy=1
 ((lazy)) && check_eq "no mark set yet: receive hooks not armed" \
@@ -222,7 +215,6 @@ check_eq "last_arm_error cleared" none "$(rcvfix_status last_arm_error)"
 # 3. The receive hooks go with the others: the fix off everywhere, the
 # hold-off over, nothing of rcvfix's is left in ftrace; on again, they come
 # back with the rest (a mark was seen), before any new mark.
-rcvfix_hooks() { grep -c '\[rcvfix\]' /sys/kernel/tracing/enabled_functions; }
 echo 1 > /sys/module/rcvfix/parameters/disarm_holdoff_s
 for ns in "$snd" "$rcv"; do rcvfix_enable 0 "$ns"; done
 for i in $(seq "$(scaled 50)"); do

@@ -31,7 +31,6 @@ EF=/sys/kernel/tracing/enabled_functions
 [[ -r $EF ]] || mount -t tracefs nodev /sys/kernel/tracing 2> /dev/null
 [[ -r $EF ]] || skip "no $EF"
 
-rcvfix_hooks() { grep -c '\[rcvfix\]' "$EF"; }
 lock_after_rcvbuf() {	# lock bit after SO_RCVBUF 65536 (tcp_rmem[1] 131072)
 	"$RCVFIX_BIN/sockopt" rcvbuf=65536 | awk -F'lock=' 'END { print $2 + 0 }'
 }

@@ -392,6 +392,17 @@ wait_for() {
 	done
 }
 
+# per_mib_x100 LINE: voluntary context switches per MiB, x100, of a
+# result line of lowat (bytes=.. nvcsw=..).
+per_mib_x100() {
+	local bytes
+	bytes=$(kv bytes "$1")
+	echo $(($(kv nvcsw "$1") * 100 * 1048576 / (bytes > 0 ? bytes : 1)))
+}
+
+# rcvfix_hooks: how many functions ftrace lists with an rcvfix callback.
+rcvfix_hooks() { grep -c '\[rcvfix\]' /sys/kernel/tracing/enabled_functions; }
+
 # kv KEY LINE: the value of KEY=value in a line of key=value pairs.
 kv() {
 	local w
