@@ -253,7 +253,8 @@ int run_client(void)
 	signal(SIGPIPE, SIG_IGN);
 	fill(rx, RX_N);
 	fill(tx, TX_N);
-	h[H_FLAGS] = (cfg.reverse ? 1 : 0) | (cfg.nodelay ? 2 : 0);
+	h[H_FLAGS] = (cfg.reverse ? 1 : 0) | (cfg.nodelay ? 2 : 0) |
+		     (cfg.verify ? 4 : 0);
 	h[H_DURATION_US] = (int64_t)(cfg.seconds * 1e6);
 	h[H_BYTES] = cfg.bytes;
 	h[H_RATE_BPS] = cfg.rate;

@@ -2,8 +2,9 @@
 /*
  * rcvfix-bench's transfer loops: the receiver polls and reads what is
  * queued (as tcp_mmap), counting wakeups, reads, context switches and CPU;
- * the sender writes for a time or a byte count, paced with --rate; each
- * end then reads its socket's facts, and the receiver sends them back.
+ * the sender writes for a time or a byte count, paced with --rate (zeros,
+ * or with --verify the stream pattern the receiver checks); each end then
+ * reads its socket's facts, and the receiver sends them back.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -17,6 +18,7 @@
 #include <sys/socket.h>
 #include <time.h>
 
+#include "lib/pattern.h"
 #include "rcvfix-bench.h"
 
 static long long tv_us(const struct timeval *tv)
@@ -43,12 +45,26 @@ static void rx_sockinfo(int fd, int64_t *rx)
 	rx[RX_RCVLOWAT_EFF] = get_int(fd, SOL_SOCKET, SO_RCVLOWAT);
 }
 
+/* Is a byte of @buf not the pattern's at stream offset @off? Says which. */
+static bool data_bad(const char *buf, size_t len, long long off)
+{
+	long long i = pattern_bad(buf, len, (uint64_t)off, 0);
+
+	if (i < 0)
+		return false;
+	msg("receiving: data corrupted at stream offset %lld: expected 0x%02x, got 0x%02x",
+	    off + i, pattern_byte((uint64_t)(off + i), 0),
+	    (unsigned char)buf[i]);
+	return true;
+}
+
 /*
  * Receive until the sender shuts down: poll() for data, then read what is
  * there without blocking, as tcp_mmap does. With SO_RCVLOWAT set, poll()
- * returns only once that much is queued (or at the end).
+ * returns only once that much is queued (or at the end). With @verify,
+ * every byte read is checked against the stream pattern at its offset.
  */
-static int do_receive(int fd, int64_t *rx)
+static int do_receive(int fd, int64_t *rx, bool verify)
 {
 	struct rusage ru0, ru1;
 	double t0, t1;
@@ -82,6 +98,10 @@ static int do_receive(int fd, int64_t *rx)
 		rx[RX_WAKEUPS]++;
 		for (;;) {
 			n = recv(fd, buf, cfg.read_size, MSG_DONTWAIT);
+			if (n > 0 && verify && data_bad(buf, n, rx[RX_BYTES])) {
+				err = EBADMSG;
+				break;
+			}
 			if (n > 0) {
 				rx[RX_BYTES] += n;
 				rx[RX_READS]++;
@@ -91,8 +111,8 @@ static int do_receive(int fd, int64_t *rx)
 				continue;
 			break;
 		}
-		if (!n)
-			break; /* the end */
+		if (err || !n)
+			break; /* corrupted, or the end */
 		if (errno != EAGAIN) {
 			err = errno;
 			break;
@@ -107,7 +127,7 @@ static int do_receive(int fd, int64_t *rx)
 	rx[RX_UTIME_US] = tv_us(&ru1.ru_utime) - tv_us(&ru0.ru_utime);
 	rx[RX_STIME_US] = tv_us(&ru1.ru_stime) - tv_us(&ru0.ru_stime);
 	rx_sockinfo(fd, rx);
-	if (err)
+	if (err && err != EBADMSG)
 		msg("receiving: %s after %lld bytes", io_error(err),
 		    (long long)rx[RX_BYTES]);
 	return -err;
@@ -127,8 +147,9 @@ static void sleep_until(double t)
 }
 
 /*
- * Send zeros for a duration or a byte count; with a rate, pace the writes
- * so that byte N leaves at N * 8 / rate seconds.
+ * Send zeros (the stream pattern with --verify) for a duration or a byte
+ * count; with a rate, pace the writes so that byte N leaves at
+ * N * 8 / rate seconds.
  */
 static int do_send(int fd, const int64_t *h, int64_t *tx)
 {
@@ -160,6 +181,8 @@ static int do_send(int fd, const int64_t *h, int64_t *tx)
 			chunk = limit - total;
 		if (h[H_RATE_BPS] > 0)
 			sleep_until(t0 + total * 8.0 / h[H_RATE_BPS]);
+		if (h[H_FLAGS] & 4)
+			pattern_fill(buf, chunk, (uint64_t)total, 0);
 		n = send(fd, buf, chunk, MSG_NOSIGNAL);
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -209,7 +232,7 @@ int run_receiver(int fd, const int64_t *h, int64_t *rx)
 			return -EINVAL;
 		rx[RX_RCVLOWAT] = lowat;
 	}
-	ret = do_receive(fd, rx);
+	ret = do_receive(fd, rx, h[H_FLAGS] & 4);
 	if (ret)
 		return ret;
 	ret = send_block(fd, result_magic, rx, RX_N);

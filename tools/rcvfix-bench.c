@@ -68,6 +68,9 @@ static void usage(FILE *f)
 		"                         powers of 1000), small writes with TCP_NODELAY\n"
 		"      --write-size SIZE  bytes per write (default 128K, 1000 with --rate)\n"
 		"      --nodelay          TCP_NODELAY without --rate\n"
+		"      --verify           the sender writes a pattern of each byte's stream\n"
+		"                         offset, the receiver checks every byte it reads\n"
+		"                         (exit 2 at the first that differs)\n"
 		"\n"
 		"Output and limits:\n"
 		"      --json             one JSON object per connection on stdout\n"
@@ -158,6 +161,7 @@ int main(int argc, char **argv)
 		O_RATE,
 		O_WRITE_SIZE,
 		O_NODELAY,
+		O_VERIFY,
 		O_JSON,
 		O_CSV,
 	};
@@ -177,6 +181,7 @@ int main(int argc, char **argv)
 		{ "rate", required_argument, NULL, O_RATE },
 		{ "write-size", required_argument, NULL, O_WRITE_SIZE },
 		{ "nodelay", no_argument, NULL, O_NODELAY },
+		{ "verify", no_argument, NULL, O_VERIFY },
 		{ "json", no_argument, NULL, O_JSON },
 		{ "csv", no_argument, NULL, O_CSV },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -252,6 +257,9 @@ int main(int argc, char **argv)
 		case O_NODELAY:
 			cfg.nodelay = true;
 			break;
+		case O_VERIFY:
+			cfg.verify = true;
+			break;
 		case O_JSON:
 			cfg.json = true;
 			break;
@@ -312,9 +320,9 @@ int main(int argc, char **argv)
 		cfg.rcvbuf_on = cfg.server ? ON_LISTENER : ON_CLIENT;
 	}
 	if (cfg.server) {
-		if (sender_opt || cfg.reverse || cfg.nodelay)
+		if (sender_opt || cfg.reverse || cfg.nodelay || cfg.verify)
 			usage_error(
-				"-t, -n, --rate, --write-size, --nodelay and -R are client options: the server follows the client's");
+				"-t, -n, --rate, --write-size, --nodelay, --verify and -R are client options: the server follows the client's");
 	} else {
 		if (cfg.once || cfg.bind || cfg.wait >= 0)
 			usage_error(

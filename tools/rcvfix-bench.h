@@ -28,7 +28,8 @@ enum where { ON_NONE, ON_LISTENER, ON_ACCEPTED, ON_CLIENT };
 
 /* Client options the server needs, sent in the hello (u64, big endian). */
 enum hello_field {
-	H_FLAGS, /* bit 0: reverse, the server sends; bit 1: TCP_NODELAY */
+	H_FLAGS, /* bit 0: reverse, the server sends; bit 1: TCP_NODELAY;
+		  * bit 2: --verify */
 	H_DURATION_US,
 	H_BYTES,
 	H_RATE_BPS,
@@ -96,6 +97,7 @@ struct cfg {
 	bool csv;
 	bool quiet;
 	bool nodelay;
+	bool verify;
 	double timeout;
 	double wait;
 };

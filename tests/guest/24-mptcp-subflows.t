@@ -29,13 +29,17 @@ mptcp_client_server "4096 131072 40880000"
 rmem_max_set 40880000
 port=42400
 
-# subflow_lock TAG: the rule's lock on the client's subflow, after data.
+# subflow_lock TAG: the rule's lock on the client's subflow, after data
+# (sockdiff's 1 KB each way, every byte checked: exit 1 if one differs).
 subflow_lock() {
-	local out
+	local out st
 	port=$((port + 1))
 	out=$("$RCVFIX_BIN/bpf_rcvbuf" -g "$CG" -p $port -A 16384 \
 		-T "$(scaled 60)" -- ip netns exec "$cns" \
 		"$RCVFIX_BIN/sockdiff" -p $port mptcp:bpf:rcvbuf:small 2>&1)
+	st=$?
+	((st == 0)) || fail "$1: sockdiff under the sock_ops program" \
+		"exit $st" "$(grep -v '^mptcp:' <<< "$out")"
 	echo "# $1 subflow lock: $(grep -E 'hook=|client.kernel ' <<< "$out" | tr '\n' ' ')"
 	r[$1,bpf]=$(grep -oE 'hook=active [^ ]+ rc=-?[0-9]+' <<< "$out")
 	r[$1,userlocks]=$(sed -nE 's/.* client\.kernel userlocks=([0-9]+)$/\1/p' <<< "$out")
@@ -80,6 +84,13 @@ mp_pair() {
 	echo "# $tag $c: server $(grep '^side=' "$so")"
 	echo "# $tag $c: client $(grep '^side=' "$co")"
 	echo "# $tag $c: subflow rb: client ${r[$tag,$c.c]:-} then ${r[$tag,$c.c2]:-}, server ${r[$tag,$c.s]:-}"
+	# a transfer (-s): each end prints its line only if every byte it
+	# read was the peer's pattern at that offset
+	if [[ " $3 $4 " == *" -s "* ]] &&
+		! { grep -q '^side=server' "$so" && grep -q '^side=client' "$co"; }; then
+		fail "$tag $c: the transfer completed, every byte intact" \
+			"server: $(tail -n 3 "$so")" "client: $(tail -n 3 "$co")"
+	fi
 	rm -f "$so" "$co" "$gs" "$gc"
 	[[ -n ${r[$tag,$c.c]:-} ]] ||
 		{ fail "$tag $c: connection held for ss"; return 1; }

@@ -83,10 +83,13 @@ joins() {
 		/proc/net/netstat
 }
 
-# lowat_cell STATE EXTRA: one paced transfer; sets R to the reader's line.
-# The listening end starts first and says so.
+# lowat_cell STATE EXTRA: one paced transfer; sets R to the reader's line
+# and SND to the sender's exit status and messages (with -d the sender
+# checks every byte of the reader's writes: exit 1 at the first that
+# differs). The listening end starts first and says so.
 lowat_cell() {
 	local out=/tmp/rcvfix-lowat43-$$ ra sa dst=10.99.43.2 snd=$snd rcv=$rcv
+	local spid st
 	ra=$(state_args "$1" r) sa=$(state_args "$1" s)
 	[[ $1 == mpc2 ]] && snd=$snd2 rcv=$rcv2 dst=10.99.44.2
 	port=$((port + 1))
@@ -94,15 +97,20 @@ lowat_cell() {
 		dst=10.99.43.1
 		in_ns "$snd" "$RCVFIX_BIN/lowat" send $sa $2 -a $dst -p $port \
 			-T 60 $PACED > "$out" 2>&1 &
+		spid=$!
 		wait_for "$out" listening 20
 		R=$(in_ns "$rcv" "$RCVFIX_BIN/lowat" recv $ra $2 -a $dst \
 			-p $port -l $LOWAT -T 60 2>&1 | grep '^lowat=')
+		wait $spid
+		st=$?
+		SND="exit $st: $(grep -v '^listening\|^sent=' "$out" | tr '\n' ' ')"
 	else
 		in_ns "$rcv" "$RCVFIX_BIN/lowat" recv $ra $2 -a $dst -p $port \
 			-l $LOWAT -T 60 > "$out" 2>&1 &
 		wait_for "$out" listening 20
-		in_ns "$snd" "$RCVFIX_BIN/lowat" send $sa $2 -a $dst -p $port \
-			-T 60 $PACED > /dev/null
+		SND=$(in_ns "$snd" "$RCVFIX_BIN/lowat" send $sa $2 -a $dst \
+			-p $port -T 60 $PACED 2>&1 > /dev/null)
+		SND="exit $?: $SND"
 		wait
 		R=$(grep '^lowat=' "$out")
 	fi
@@ -110,9 +118,13 @@ lowat_cell() {
 	rm -f "$out"
 }
 
-# stall_cell STATE WAIT STALL_S: one request/response; sets S.
+# stall_cell STATE WAIT STALL_S: one request/response; sets S and C to
+# the server's and the client's result lines (the server checks every byte
+# of the request, the client the reply: no result line where one differs,
+# its message instead).
 stall_cell() {
 	local out=/tmp/rcvfix-stall43-$$ ra sa dst=10.99.43.2 snd=$snd rcv=$rcv
+	local cpid
 	ra=$(state_args "$1" r) sa=$(state_args "$1" s)
 	[[ $1 == mpc2 ]] && snd=$snd2 rcv=$rcv2 dst=10.99.44.2
 	port=$((port + 1))
@@ -121,18 +133,21 @@ stall_cell() {
 		dst=10.99.43.1
 		in_ns "$snd" "$RCVFIX_BIN/lowatstall" client $sa $args -a $dst \
 			-T $(($3 + 30)) > "$out" 2>&1 &
+		cpid=$!
 		wait_for "$out" listening 20
 		S=$(in_ns "$rcv" "$RCVFIX_BIN/lowatstall" server $ra $args \
 			-a $dst -w "$2" -t "$3" -T $(($3 + 30)) 2>&1 |
-			grep '^result=')
+			grep '^result=\|^lowatstall:')
+		wait $cpid
+		C=$(grep -v '^listening' "$out")
 	else
 		in_ns "$rcv" "$RCVFIX_BIN/lowatstall" server $ra $args -a $dst \
 			-w "$2" -t "$3" -T $(($3 + 30)) > "$out" 2>&1 &
 		wait_for "$out" listening 20
-		in_ns "$snd" timeout $(($3 + 30)) "$RCVFIX_BIN/lowatstall" \
-			client $sa $args -a $dst -T $(($3 + 30)) > /dev/null 2>&1
+		C=$(in_ns "$snd" timeout $(($3 + 30)) "$RCVFIX_BIN/lowatstall" \
+			client $sa $args -a $dst -T $(($3 + 30)) 2>&1)
 		wait
-		S=$(grep '^result=' "$out")
+		S=$(grep '^result=\|^lowatstall:' "$out")
 	fi
 	wait
 	rm -f "$out"
@@ -175,6 +190,12 @@ for en in 0 1; do
 			a1=$(rcvfix_status rcvlowat_wakeups_added "$rns")
 			echo "# $cell: $R added=$((a1 - a0))"
 			check_eq "$cell: all bytes read" $TOTAL "$(kv bytes "$R")"
+			if [[ $scen == duplex && $SND == "exit 0:"* ]]; then
+				ok "$cell: the sender read the reader's writes intact"
+			elif [[ $scen == duplex ]]; then
+				fail "$cell: the sender read the reader's writes intact" \
+					"sender: $SND"
+			fi
 			W[$cell]=$(per_mib_x100 "$R") SHORT[$cell]=$(kv short "$R")
 			P[$cell]=$(($(kv polls "$R") * 100 * MIB / TOTAL))
 			# wakeups rcvfix added (TCP's net), per MiB x100
@@ -195,8 +216,12 @@ for en in 0 1; do
 			stall=$STALL_OK
 			[[ $state != tcp && $en == 0 ]] && stall=3
 			stall_cell $state $wait $stall
-			echo "# $cell: $S"
+			echo "# $cell: $S; client $C"
 			RES[$cell]=$(kv result "$S")
+			if [[ ${RES[$cell]} == "done" ]]; then
+				check_eq "$cell: the client got the reply intact" \
+					"done" "$(kv result "$C")"
+			fi
 		done
 		if [[ $state == mpc2 ]]; then
 			echo "# mpc2, enable=$en: endpoints of the sender: $(in_ns "$snd2" ip mptcp endpoint show | tr '\n' ' ')"

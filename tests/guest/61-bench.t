@@ -23,8 +23,9 @@ in_ns "$srv" sysctl -qw net.ipv4.tcp_rmem="4096 425984 40880000"
 tmp=$(mktemp -d)
 port=5600
 
-# bench NAME SERVER_OPTS -- CLIENT_OPTS: one transfer, server in $srv; the
-# client's JSON in $tmp/NAME.json, the server's in $tmp/NAME.srv.json.
+# bench NAME SERVER_OPTS -- CLIENT_OPTS: one transfer, server in $srv, every
+# byte checked by the receiver (--verify); the client's JSON in
+# $tmp/NAME.json, the server's in $tmp/NAME.srv.json.
 bench() {
 	local name=$1 spid st=0 sopts=() copts=()
 	shift
@@ -36,7 +37,7 @@ bench() {
 	in_ns "$srv" "$bench" -s --once -q --json -p $port -w 30 -T 20 "${sopts[@]}" \
 		> "$tmp/$name.srv.json" 2> "$tmp/$name.srv.err" &
 	spid=$!
-	in_ns "$cli" "$bench" -c 10.99.61.1 -p $port -q --json -T 20 "${copts[@]}" \
+	in_ns "$cli" "$bench" -c 10.99.61.1 -p $port -q --json -T 20 --verify "${copts[@]}" \
 		> "$tmp/$name.json" 2> "$tmp/$name.err" || st=$?
 	wait "$spid" || st=$((st ? st : 100 + $?))
 	if ((st)); then

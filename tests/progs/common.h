@@ -3,9 +3,9 @@
  * Small helpers of the rcvfix test programs (tests/progs, and tests/stress
  * through stress.h), on top of the shared tools/lib/util.h (name and
  * messages, number parsing, the clock): errno names, buffer locks before
- * SO_BUF_LOCK, the tests' exit codes, a whole-run watchdog, capabilities
- * and TCP setup. Header-only so that every program stays one translation
- * unit.
+ * SO_BUF_LOCK, the tests' exit codes, a whole-run watchdog, capabilities,
+ * TCP setup and the stream pattern every receiver checks its bytes
+ * against. Header-only so that every program stays one translation unit.
  */
 #ifndef RCVFIX_TEST_COMMON_H
 #define RCVFIX_TEST_COMMON_H
@@ -14,12 +14,14 @@
 #define _GNU_SOURCE
 #endif
 #include <arpa/inet.h>
+#include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/capability.h>
 #include <netinet/in.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +29,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "pattern.h"
 #include "sock.h"
 #include "util.h"
 
@@ -267,6 +270,22 @@ static inline void tcp_listen(int fd, const struct sockaddr_in *sa,
 			      const char *addr, int port)
 {
 	tcp_listen_at(fd, (const struct sockaddr *)sa, sizeof(*sa), addr, port);
+}
+
+/*
+ * Check the @len bytes of @buf, read at offset @off of stream @seed; at
+ * the first that differs, die (exit 1) naming @what, its stream offset,
+ * the byte expected and the byte read.
+ */
+static inline void pattern_check(const char *what, const void *buf, size_t len,
+				 uint64_t off, unsigned int seed)
+{
+	long long i = pattern_bad(buf, len, off, seed);
+
+	if (i >= 0)
+		die(1, "%s: data corrupted at stream offset %llu: expected 0x%02x, got 0x%02x",
+		    what, (unsigned long long)(off + i),
+		    pattern_byte(off + i, seed), ((const uint8_t *)buf)[i]);
 }
 
 #endif /* RCVFIX_TEST_COMMON_H */

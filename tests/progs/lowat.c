@@ -47,6 +47,10 @@ static const char usage[] =
 "  -d    (both) full duplex: recv also writes 16 KiB every 2 ms on the same\n"
 "        socket from a second thread while it reads; send reads and drops\n"
 "        what arrives, from a second thread\n"
+"  Every byte read (recv, ready, and send -d's reads) is checked against\n"
+"        the pattern its sender wrote at that stream offset: at the first\n"
+"        that differs, a message on stderr, no result line, exit 1\n"
+"        (ready: also when the end of the stream comes short of what was sent)\n"
 "  -m    MPTCP sockets (IPPROTO_MPTCP) instead of TCP; ADDR may be IPv6\n"
 "  -T    give up after this long (default 60), exit 124\n";
 
@@ -71,10 +75,18 @@ static int accept_one(int fd)
 	return conn;
 }
 
+/*
+ * The stream patterns (common.h) of the two directions: what send (and
+ * ready's writing end) sends, and what recv -d sends back. Every byte
+ * read is checked against its sender's, at its offset in the stream.
+ */
+enum { SEED_DATA, SEED_DUPLEX };
+
 /* -d: the other direction of a connection, in a thread of its own. */
 struct duplex {
 	int fd;
 	volatile int stop;
+	uint64_t off;		/* bytes of SEED_DUPLEX written, or read */
 	pthread_t thread;
 };
 
@@ -84,24 +96,31 @@ static void *duplex_write_fn(void *arg)
 	static char out[16384];
 	struct timespec gap = { 0, 2000000L };
 	struct duplex *d = arg;
+	ssize_t n;
 
 	while (!d->stop) {
-		if (send(d->fd, out, sizeof(out), MSG_NOSIGNAL | MSG_DONTWAIT) < 0 &&
-		    errno != EAGAIN && errno != EINTR)
+		pattern_fill(out, sizeof(out), d->off, SEED_DUPLEX);
+		n = send(d->fd, out, sizeof(out), MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (n > 0)
+			d->off += n;
+		else if (n < 0 && errno != EAGAIN && errno != EINTR)
 			break;
 		nanosleep(&gap, NULL);
 	}
 	return NULL;
 }
 
-/* send -d: read and drop what arrives, until EOF. */
+/* send -d: read what arrives until EOF, checking it, and drop it. */
 static void *duplex_drain_fn(void *arg)
 {
 	static char in[65536];
 	struct duplex *d = arg;
+	ssize_t n;
 
-	while (recv(d->fd, in, sizeof(in), 0) > 0)
-		;
+	while ((n = recv(d->fd, in, sizeof(in), 0)) > 0) {
+		pattern_check("duplex recv", in, n, d->off, SEED_DUPLEX);
+		d->off += n;
+	}
 	return NULL;
 }
 
@@ -109,6 +128,7 @@ static void duplex_start(struct duplex *d, int fd, void *(*fn)(void *))
 {
 	d->fd = fd;
 	d->stop = 0;
+	d->off = 0;
 	if (pthread_create(&d->thread, NULL, fn, d))
 		die(EXIT_SETUP, "pthread_create failed");
 }
@@ -147,6 +167,7 @@ static void do_recv(int conn, int lowat)
 			n = recv(conn, buf, sizeof(buf), MSG_DONTWAIT);
 			recvs++;
 			if (n > 0) {
+				pattern_check("recv", buf, n, bytes, SEED_DATA);
 				bytes += n;
 				got += n;
 				continue;
@@ -201,8 +222,10 @@ static void do_send(int fd, long long total, int chunk, int gap_us)
 	while (sent < total) {
 		size_t len = total - sent < chunk ? (size_t)(total - sent) :
 						    (size_t)chunk;
-		ssize_t n = send(fd, buf, len, MSG_NOSIGNAL);
+		ssize_t n;
 
+		pattern_fill(buf, len, sent, SEED_DATA);
+		n = send(fd, buf, len, MSG_NOSIGNAL);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -227,6 +250,12 @@ static double ms_since(double t0)
 	return (now_s() - t0) * 1000.0;
 }
 
+/*
+ * ready's stream: bytes sent (by one thread at a time: pthread_create()
+ * and pthread_join() order them) and bytes read and checked.
+ */
+static uint64_t ready_tx, ready_rx;
+
 /* Sends @len bytes, giving up after 3 s of a full window; returns sent. */
 static long long send_some(int fd, long long len)
 {
@@ -237,14 +266,18 @@ static long long send_some(int fd, long long len)
 	while (sent < len && now_s() - t0 < 3.0) {
 		size_t n = len - sent < (long long)sizeof(buf) ?
 			   (size_t)(len - sent) : sizeof(buf);
-		ssize_t r = send(fd, buf, n, MSG_DONTWAIT | MSG_NOSIGNAL);
+		ssize_t r;
 
-		if (r > 0)
+		pattern_fill(buf, n, ready_tx, SEED_DATA);
+		r = send(fd, buf, n, MSG_DONTWAIT | MSG_NOSIGNAL);
+		if (r > 0) {
+			ready_tx += r;
 			sent += r;
-		else if (r < 0 && errno != EAGAIN && errno != EINTR)
+		} else if (r < 0 && errno != EAGAIN && errno != EINTR) {
 			die(1, "send: %s", strerror(errno));
-		else
+		} else {
 			usleep(2000);
+		}
 	}
 	return sent;
 }
@@ -278,6 +311,18 @@ static void *ready_later_fn(void *arg)
 	if (l->send)
 		send_some(l->fd, l->send);
 	return NULL;
+}
+
+/* recv() on ready's reading end; what it read is checked. */
+static ssize_t ready_recv(int fd, void *buf, size_t len, int flags)
+{
+	ssize_t n = recv(fd, buf, len, flags);
+
+	if (n > 0) {
+		pattern_check("ready: recv", buf, n, ready_rx, SEED_DATA);
+		ready_rx += n;
+	}
+	return n;
 }
 
 static void later(pthread_t *t, struct ready_later *l)
@@ -329,7 +374,7 @@ static void do_ready(int lfd, struct sockaddr_storage *sa, socklen_t salen,
 		die(1, "setsockopt(SO_RCVLOWAT): %s", strerror(errno));
 	send_some(cfd, lowat / 2 + 4096);
 	above = poll_in_ms(fd, 3000);
-	n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+	n = ready_recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
 	above_read = n > 0 ? n : 0;
 
 	/* a blocking recv() waits for the mark */
@@ -337,17 +382,24 @@ static void do_ready(int lfd, struct sockaddr_storage *sa, socklen_t salen,
 	l = (struct ready_later){ .fd = cfd, .send = lowat };
 	later(&t, &l);
 	t0 = now_s();
-	n = recv(fd, buf, sizeof(buf), 0);
+	n = ready_recv(fd, buf, sizeof(buf), 0);
 	wait_ms = (long)ms_since(t0);
 	wait_read = n > 0 ? n : 0;
 	pthread_join(t, NULL);
-	while (recv(fd, buf, sizeof(buf), MSG_DONTWAIT) > 0)
+	while (ready_recv(fd, buf, sizeof(buf), MSG_DONTWAIT) > 0)
 		;
 
 	/* less than the mark, then the end of the stream: readable */
 	send_some(cfd, 1000);
 	shutdown(cfd, SHUT_WR);
 	eof = poll_in_ms(fd, 3000);
+	/* the rest, checked too; at the end of the stream, all of it */
+	while ((n = ready_recv(fd, buf, sizeof(buf), MSG_DONTWAIT)) > 0)
+		;
+	if (!n && ready_rx != ready_tx)
+		die(1, "ready: read %llu bytes to the end of the stream, sent %llu",
+		    (unsigned long long)ready_rx,
+		    (unsigned long long)ready_tx);
 
 	printf("lowat=%d below_poll=%ld below_epoll=%ld lowered_ms=%ld "
 	       "above_ms=%ld above_read=%lld wait_read=%lld wait_ms=%ld "

@@ -40,6 +40,9 @@ static const char usage[] =
 "        bytes were missing; exit 3.\n"
 "  client: connect, send BYTES, wait for the one-byte reply; prints\n"
 "        result=done|noreply seconds=S\n"
+"  The request is the stream pattern of common.h: the server checks every\n"
+"        byte it reads at its offset, the client the reply ('k'); at the\n"
+"        first that differs, a message on stderr, no result line, exit 1\n"
 "  -m    MPTCP sockets (IPPROTO_MPTCP) instead of TCP\n"
 "  -T    give up after this long (default 60), exit 124\n";
 
@@ -234,6 +237,7 @@ static int do_server(struct server *s, long long total, int rcvbuf,
 			continue;
 		if (n == 0)
 			break;
+		pattern_check("server: recv", buf, n, got, 0);
 		got += n;
 		if (got < total && total - got < get_int(s->fd, SO_RCVLOWAT))
 			set_int(s->fd, SO_RCVLOWAT, tail_lowat(s, total - got),
@@ -260,6 +264,7 @@ static int do_client(int fd, long long total)
 		size_t len = total - sent < (long long)sizeof(buf) ?
 			     (size_t)(total - sent) : sizeof(buf);
 
+		pattern_fill(buf, len, sent, 0);
 		n = send(fd, buf, len, MSG_NOSIGNAL);
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -268,6 +273,9 @@ static int do_client(int fd, long long total)
 		sent += n;
 	}
 	n = recv(fd, &reply, 1, 0);
+	if (n == 1 && reply != 'k')
+		die(1, "client: reply corrupted: expected 0x%02x ('k'), got 0x%02x",
+		    'k', (unsigned char)reply);
 	printf("result=%s seconds=%.3f\n", n == 1 ? "done" : "noreply",
 	       now_s() - t0);
 	return n == 1 ? 0 : 1;

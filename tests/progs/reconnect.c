@@ -5,7 +5,8 @@
  * disconnect"): connect, SO_RCVBUF, both ends send BYTES and read the
  * other's until EOF, connect(AF_UNSPEC), connect again. Every byte read is
  * checked against the pattern its sender wrote, at its offset in the
- * stream: a lost, doubled or changed byte is found where it happened.
+ * stream (common.h's pattern_*(), one stream per direction): a lost,
+ * doubled or changed byte is found where it happened.
  *
  * The server (a child process, same namespace) accepts the connections of
  * every round on one listener; it reports what it read on a pipe, and the
@@ -52,14 +53,6 @@ static void on_timeout(int sig)
 	if (write(2, msg, n) < 0)
 		_exit(EXIT_TIMEOUT);
 	_exit(EXIT_TIMEOUT);
-}
-
-/* The byte at stream offset @off of a connection's direction @dir. */
-static inline uint8_t pattern(uint64_t off, unsigned int dir)
-{
-	uint64_t x = off * 0x9e3779b97f4a7c15ULL + dir;
-
-	return (uint8_t)((x >> 32) ^ (off >> 10));
 }
 
 struct xfer {
@@ -111,10 +104,14 @@ static void transfer(const char *side, int fd, unsigned int out_dir,
 			}
 			if (!out_dir)
 				at_got = x->got + (n > 0 ? n : 0);
-			for (ssize_t i = 0; i < n; i++, x->got++)
-				if (x->bad_off < 0 &&
-				    rbuf[i] != pattern(x->got, !out_dir))
-					x->bad_off = x->got;
+			if (n > 0 && x->bad_off < 0) {
+				long long b = pattern_bad(rbuf, n, x->got, !out_dir);
+
+				if (b >= 0)
+					x->bad_off = x->got + b;
+			}
+			if (n > 0)
+				x->got += n;
 		}
 		if (p.revents & POLLOUT) {
 			uint64_t left = cfg_bytes - x->sent;
@@ -123,8 +120,7 @@ static void transfer(const char *side, int fd, unsigned int out_dir,
 
 			if (len > left)
 				len = left;
-			for (size_t i = 0; i < len; i++)
-				wbuf[i] = pattern(x->sent + i, out_dir);
+			pattern_fill(wbuf, len, x->sent, out_dir);
 			n = len ? write(fd, wbuf, len) : 0;
 			if (n < 0 && errno != EAGAIN)
 				die(1, "write: %s", strerror(errno));

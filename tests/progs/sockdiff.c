@@ -52,7 +52,9 @@ static const char usage[] =
 "  right after the request, with .sfN for MPTCP_TCPINFO's\n"
 "  subflows and .kernel for the BPF view (TCP sockets and MPTCP subflows).\n"
 "  A failed getsockopt prints its errno name as the value.\n"
-"Exit: 0 done, 2 usage, 3 setup error, 124 timeout.\n";
+"  The 1 KB each way is a pattern by stream offset, checked byte by byte.\n"
+"Exit: 0 done, 1 a byte of the exchange arrived changed, 2 usage,\n"
+"  3 setup error, 124 timeout.\n";
 
 enum { XCHG_BYTES = 1024 };	/* one segment: fits the smallest buffer */
 
@@ -307,21 +309,29 @@ static int stream_socket(const struct cell *c)
 	return fd;
 }
 
-static void xfer(const struct cell *c, int from, int to)
+/*
+ * XCHG_BYTES of the stream pattern (common.h) of direction @seed from
+ * @from to @to; every byte read is checked (exit 1 at the first that
+ * differs).
+ */
+static void xfer(const struct cell *c, int from, int to, unsigned int seed)
 {
 	static char buf[XCHG_BYTES];
 	ssize_t n;
 	int got = 0;
 
+	pattern_fill(buf, sizeof(buf), 0, seed);
 	if (send(from, buf, sizeof(buf), MSG_NOSIGNAL) != sizeof(buf))
 		die(EXIT_SETUP, "%s: send: %s", c->name, strerror(errno));
+	memset(buf, 0, sizeof(buf));
 	while (got < XCHG_BYTES) {
-		n = recv(to, buf, sizeof(buf) - got, 0);
+		n = recv(to, buf + got, sizeof(buf) - got, 0);
 		if (n <= 0)
 			die(EXIT_SETUP, "%s: recv: %s", c->name,
 			    n ? strerror(errno) : "EOF");
 		got += n;
 	}
+	pattern_check(c->name, buf, sizeof(buf), 0, seed);
 }
 
 /* A listener, a client and the accepted socket; requests per stage. */
@@ -349,8 +359,8 @@ static void run_stream(const struct cell *c)
 		request(c, "accepted", a);
 		request(c, "client", cl);
 	}
-	xfer(c, cl, a);
-	xfer(c, a, cl);
+	xfer(c, cl, a, 0);
+	xfer(c, a, cl, 1);
 	snapshot(c, "listener", l);
 	snapshot(c, "accepted", a);
 	snapshot(c, "client", cl);

@@ -36,6 +36,9 @@ static const char usage[] =
 "  -H FILE    once connected (and -r applied), print 'holding' and wait\n"
 "             until FILE exists before the transfer (for ss to look)\n"
 "  -s BYTES   send BYTES, then shut down writing; both sides read to EOF\n"
+"             and check every byte read against the sender's pattern\n"
+"             (by stream offset): at the first that differs, a message on\n"
+"             stderr, no result line, exit 1\n"
 "  -T SECONDS give up after this long (default 20), exit 124\n"
 "Prints: side=<mode> rcv_wscale=<ours> snd_wscale=<peer's> rcvbuf=<at\n"
 "  connect> lock=<SO_BUF_LOCK at connect> rcvbuf_end=.. lock_end=..\n"
@@ -155,10 +158,17 @@ static void rx_sample(int fd)
 		rx_ssthresh_max = ti.tcpi_rcv_ssthresh;
 }
 
-/* Send @to_send bytes and read to EOF at the same time; returns received. */
+/* The stream pattern each side sends (common.h): the client 0, the server 1. */
+static unsigned int tx_seed;
+
+/*
+ * Send @to_send bytes and read to EOF at the same time; returns received.
+ * What is sent is the stream pattern of @tx_seed, and every byte read is
+ * checked against the peer's (exit 1 at the first that differs).
+ */
 static long long transfer(int fd, long long to_send, long long *sent)
 {
-	static char buf[64 * 1024];
+	static char buf[64 * 1024], wbuf[64 * 1024];
 	long long received = 0;
 	int eof = 0, wr_done = 0;
 
@@ -189,6 +199,7 @@ static long long transfer(int fd, long long to_send, long long *sent)
 				rx_last = now_s();
 				if (!received)
 					rx_first = rx_last;
+				pattern_check("recv", buf, n, received, !tx_seed);
 				received += n;
 				rx_sample(fd);
 			} else if (n == 0)
@@ -198,10 +209,11 @@ static long long transfer(int fd, long long to_send, long long *sent)
 		}
 		if (p.revents & POLLOUT && !wr_done) {
 			long long left = to_send - *sent;
-			size_t len = left < (long long)sizeof(buf) ?
-				     (size_t)left : sizeof(buf);
+			size_t len = left < (long long)sizeof(wbuf) ?
+				     (size_t)left : sizeof(wbuf);
 
-			n = send(fd, buf, len, MSG_NOSIGNAL);
+			pattern_fill(wbuf, len, *sent, tx_seed);
+			n = send(fd, wbuf, len, MSG_NOSIGNAL);
 			if (n > 0)
 				*sent += n;
 			else if (n < 0 && errno != EAGAIN && errno != EINTR)
@@ -296,6 +308,7 @@ int main(int argc, char **argv)
 		addr = mode[0] == 's' ? "0.0.0.0" : "127.0.0.1";
 	salen = inet_any_addr(&sa, addr, port);
 	family = sa.ss_family;
+	tx_seed = mode[0] == 's';
 	if (when == 'l' && mode[0] != 's')
 		die(EXIT_USAGE, "-w listen: server only");
 	watchdog(timeout);

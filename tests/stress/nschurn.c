@@ -70,8 +70,9 @@ static void connection(int *keep)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET };
 	socklen_t alen = sizeof(a);
-	char buf[1024] = "x";
+	char buf[1024], got[sizeof(buf)];
 	int l, c, s = -1;
+	long long bad;
 
 	if (!lo_up())
 		die(EXIT_SETUP, "lo is down in a new namespace: run as root");
@@ -84,9 +85,13 @@ static void connection(int *keep)
 		failure("TCP connect over lo: %s", strerror(errno));
 	} else {
 		s = accept4(l, NULL, NULL, SOCK_CLOEXEC);
+		pattern_fill(buf, sizeof(buf), 0, 0);
 		if (s < 0 || send(c, buf, sizeof(buf), 0) != sizeof(buf) ||
-		    recv(s, buf, sizeof(buf), MSG_WAITALL) != sizeof(buf))
+		    recv(s, got, sizeof(got), MSG_WAITALL) != sizeof(got))
 			failure("traffic over lo: %s", strerror(errno));
+		else if ((bad = pattern_bad(got, sizeof(got), 0, 0)) >= 0)
+			failure("traffic over lo: byte %lld of %zu changed",
+				bad, sizeof(got));
 		else
 			atomic_fetch_add(&st.conns, 1);
 	}
