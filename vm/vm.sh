@@ -147,6 +147,7 @@ envfile=$kbuild/run/$slot.env
 		RCVFIX_BIN "${RCVFIX_GUEST_BIN:-$RCVFIX_BUILD/bin}" \
 		RCVFIX_KMOD "$kbuild/kmod" \
 		RCVFIX_TESTS "${RCVFIX_TESTS:-}" \
+		RCVFIX_PEER "${RCVFIX_PEER:-}" \
 		RCVFIX_TEST_TIMEOUT "$test_timeout" \
 		RCVFIX_TIMEOUT_SCALE "$timeout_scale" \
 		RCVFIX_CMD "${cmd:-}" \
