@@ -53,11 +53,12 @@ SYSROOT=$ARM64/sysroot
 # order (debootstrap --include fails on golang-github-containers-common).
 ROOT_BASE=iproute2,kmod,procps,iperf3,python3,busybox-static,jq,ethtool,iputils-ping,libbpf1,libelf1
 ROOT_PKGS="podman crun conmon skopeo umoci containernetworking-plugins python3-yaml
-	prometheus-node-exporter curl linux-perf bpftrace"
-# arm64 libraries the BPF test programs link with, unpacked into SYSROOT
-# (installing them on the host would upgrade its own amd64 copies).
+	prometheus-node-exporter curl linux-perf bpftrace liburing2"
+# arm64 libraries the test programs link with (BPF's; liburing for
+# lowatstall), unpacked into SYSROOT (installing them on the host would
+# upgrade its own amd64 copies); the root holds their runtime parts.
 SYSROOT_DEBS=(libbpf-dev:arm64 libbpf1:arm64 libelf-dev:arm64 libelf1:arm64
-	zlib1g-dev:arm64 zlib1g:arm64)
+	zlib1g-dev:arm64 zlib1g:arm64 liburing-dev:arm64 liburing2:arm64)
 nice=(nice -n "${RCVFIX_NICE:-19}")
 
 usage() { die "usage: arm64.sh deps|kernels [rt]|root|busybox|progs | prepare|kbuild|kmod-image KVER | check KVER..."; }
@@ -273,14 +274,14 @@ root() {
 # The BPF objects are built as on the host (BPF is the same on both).
 progs() {
 	local lib=$SYSROOT/usr/lib/aarch64-linux-gnu d
-	if [[ ! -f $SYSROOT/.done ]]; then
+	if [[ $(cat "$SYSROOT/.done" 2> /dev/null) != "${SYSROOT_DEBS[*]}" ]]; then
 		rm -rf "$SYSROOT" "$SYSROOT.debs"
 		mkdir -p "$SYSROOT.debs"
 		(cd "$SYSROOT.debs" && apt-get -q download "${SYSROOT_DEBS[@]}" 2>&1 |
 			grep -v 'unsandboxed as root') || true
 		for d in "$SYSROOT".debs/*.deb; do dpkg-deb -x "$d" "$SYSROOT"; done
 		[[ -e $lib/libbpf.so ]] || die "libbpf-dev:arm64 did not unpack"
-		touch "$SYSROOT/.done"
+		echo "${SYSROOT_DEBS[*]}" > "$SYSROOT/.done"
 	fi
 	"$HARNESS/deps.sh" clang llvm bpftool libbpf-dev
 	cross_make tests/progs CPPFLAGS="-I$SYSROOT/usr/include" \
