@@ -3,8 +3,9 @@
 # The kernel's own MPTCP selftests against rcvfix (vm/peer.sh builds them
 # from Debian's source of each line; tests/guest/45-mptcp-selftests.t runs
 # them disabled, then with default_enable=1, in one boot, and fails on a
-# subtest that passes only disabled). An hour or more per kernel: part of
-# check-all (6.1, 6.12 and the newest 7.x), never of make check.
+# subtest that passes only disabled). A quarter of an hour per kernel under
+# emulation: part of check-all (6.1, 6.12 and the newest 7.x), never of
+# make check.
 
 PEER_SH := $(HARNESS)/peer.sh
 # PEER: what runs, script names and disconnect:N (the full-disconnect

@@ -15,8 +15,8 @@
 # (mptcp_connect.sh mptcp_sockopt.sh diag.sh simult_flows.sh by default)
 # and disconnect:N, mptcp_connect.sh's "full disconnect" group alone, N
 # times in a row (issue 50: a fallen-back client lost a byte there). Only
-# make check-peer (part of check-all) sets it: the whole set takes an hour
-# or more per kernel.
+# make check-peer (part of check-all) sets it: the whole set takes a
+# quarter of an hour per kernel under emulation.
 source "$RCVFIX_REPO/tests/guest/lib.sh"
 [[ -n ${RCVFIX_PEER:-} ]] ||
 	skip "the kernel's own MPTCP selftests: make check-peer (or check-all)"
@@ -66,10 +66,11 @@ disconnect_only() {
 
 # results LOG: one "STATUS<TAB>NAME" line per subtest. The kernel's TAP
 # (6.6 and later print it at the end; its time= and a flaky subtest's
-# IGNORE are not part of the name) when there is one; else the lines
-# with "[ OK ]", "[FAIL]", "[SKIP]", named by their text before the
-# status (or the line before, where the status opens its line), a name
-# seen again failing if any of its lines failed.
+# IGNORE are not part of the name) when there is one; else (6.1) the
+# lines "PASS: NAME"/"FAIL: NAME" and those with "[ OK ]", "[FAIL]",
+# "[SKIP]" in any case, named by their text before the status (or the
+# line before, where the status opens its line), a name seen again
+# failing if any of its lines failed.
 results() {
 	if grep -Eq '^(not )?ok [0-9]+ - ' "$1"; then
 		awk '{ gsub(/\r/, "") }
@@ -84,19 +85,45 @@ results() {
 		}' "$1"
 		return
 	fi
-	awk '{
+	awk '
+	# a name without the figures a run measures (6.1 prints them in it):
+	# a number standing alone, or of 3 or more digits glued to a word,
+	# goes; addresses, ports, ns1, ipv6, -6 stay
+	function plain(s,   out, c, p, n) {
+		out = ""
+		while (match(s, /[0-9]+/)) {
+			p = substr(s, RSTART - 1, 1); n = substr(s, RSTART + RLENGTH, 1)
+			c = substr(s, RSTART, RLENGTH)
+			out = out substr(s, 1, RSTART - 1)
+			if (p ~ /[.:-]/ || n ~ /[.:]/)
+				out = out c
+			else if (p !~ /^[ \t(]?$/ && length(c) < 3)
+				out = out c
+			s = substr(s, RSTART + RLENGTH)
+		}
+		s = out s
+		gsub(/[ \t]+/, " ", s); sub(/^ /, "", s); sub(/ $/, "", s)
+		return s
+	}
+	function seen(name, st) {
+		if (name == "") return
+		if (!(name in s)) order[n++] = name
+		if (s[name] != "FAIL") s[name] = st
+	}
+	{
 		gsub(/\r/, "")
-		if (match($0, /\[ *(OK|FAIL|SKIP) *\]/)) {
-			st = substr($0, RSTART, RLENGTH); gsub(/[][ ]/, "", st)
-			name = substr($0, 1, RSTART - 1)
+		line = $0
+		if (match(line, /^(PASS|FAIL|SKIP): /)) {
+			st = substr(line, 1, RLENGTH - 2); sub(/PASS/, "OK", st)
+			seen(plain(substr(line, RLENGTH + 1)), st)
+		} else if (match(tolower(line), /\[ *(ok|fail|skip) *\]/)) {
+			st = toupper(substr(line, RSTART, RLENGTH)); gsub(/[][ ]/, "", st)
+			name = substr(line, 1, RSTART - 1)
 			sub(/\(duration[^)]*\)/, "", name)
-			gsub(/[ \t]+/, " ", name); sub(/^ /, "", name); sub(/ $/, "", name)
-			if (name == "") name = prev
-			if (name == "") next
-			if (!(name in s)) order[n++] = name
-			if (s[name] != "FAIL") s[name] = st
-		} else if ($0 !~ /^[ \t]*$/) {
-			prev = $0; gsub(/[ \t]+/, " ", prev); sub(/^ /, "", prev)
+			name = plain(name)
+			seen(name == "" ? prev : name, st)
+		} else if (line !~ /^[ \t]*$/) {
+			prev = plain(line)
 		}
 	} END { for (i = 0; i < n; i++) print s[order[i]] "\t" order[i] }' "$1"
 }
