@@ -14,7 +14,6 @@
 #define _GNU_SOURCE
 #endif
 #include <arpa/inet.h>
-#include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>

@@ -76,7 +76,7 @@ static int accept_one(int fd)
 }
 
 /*
- * The stream patterns (common.h) of the two directions: what send (and
+ * The stream patterns (tools/lib/pattern.h) of the two directions: what send (and
  * ready's writing end) sends, and what recv -d sends back. Every byte
  * read is checked against its sender's, at its offset in the stream.
  */
