@@ -74,10 +74,10 @@ sum_caches() {
 # churn, hundreds of objects can still be on their way back.
 settled_snapshot() {
 	local i prev=$tmp/settle.prev o
-	slab_snapshot "$prev"
+	slab_snapshot "$prev" "$CACHES"
 	for ((i = 0; i < 15; i++)); do
 		sleep 2
-		slab_snapshot "$1"
+		slab_snapshot "$1" "$CACHES"
 		read -r o _ <<< "$(sum_caches "$prev" "$1")"
 		((o > -8)) && return
 		cp "$1" "$prev"
@@ -105,7 +105,7 @@ pde_delta() {
 for ((try = 1; try <= 3; try++)); do
 	settled_snapshot "$tmp/f0"
 	rcvfix_load
-	slab_snapshot "$tmp/f1"
+	slab_snapshot "$tmp/f1" "$CACHES"
 	read -r fo fb <<< "$(sum_caches "$tmp/f0" "$tmp/f1")"
 	po=$(pde_delta "$tmp/f0" "$tmp/f1")
 	rcvfix_unload
@@ -124,7 +124,7 @@ done
 # directories go back through kfree_rcu() up to 5 s later: the total
 # printed waits for them, 30 s at most.
 for ((i = 0; i < 30; i++)); do
-	slab_snapshot "$tmp/f2"
+	slab_snapshot "$tmp/f2" "$CACHES"
 	read -r ro rb <<< "$(sum_caches "$tmp/f0" "$tmp/f2")"
 	((ro < fo / 2)) && break
 	sleep 1
