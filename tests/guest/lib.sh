@@ -392,12 +392,13 @@ wait_for() {
 	done
 }
 
-# per_mib_x100 LINE: voluntary context switches per MiB, x100, of a
-# result line of lowat (bytes=.. nvcsw=..).
+# per_mib_x100 LINE [KEY]: voluntary context switches (KEY, default nvcsw;
+# poll_nvcsw: those inside poll()) per MiB, x100, of a result line of
+# lowat (bytes=.. nvcsw=.. poll_nvcsw=..).
 per_mib_x100() {
 	local bytes
 	bytes=$(kv bytes "$1")
-	echo $(($(kv nvcsw "$1") * 100 * 1048576 / (bytes > 0 ? bytes : 1)))
+	echo $(($(kv "${2:-nvcsw}" "$1") * 100 * 1048576 / (bytes > 0 ? bytes : 1)))
 }
 
 # rcvfix_hooks: how many functions ftrace lists with an rcvfix callback.

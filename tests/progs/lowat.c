@@ -25,9 +25,12 @@ static const char usage[] =
 "        set SO_RCVLOWAT to LOWAT (0: leave unset), then poll()+recv() until\n"
 "        EOF; prints 'listening' once ready, then one result line:\n"
 "        lowat=.. bytes=.. polls=.. recvs=.. short=.. nvcsw=.. nivcsw=..\n"
-"        seconds=.. polls_per_mb=.. nvcsw_per_mb=..  (nvcsw: voluntary\n"
-"        context switches of the reader, i.e. how often it slept and was\n"
-"        woken; short: wakeups whose reads got less than LOWAT, EOF aside)\n"
+"        seconds=.. polls_per_mb=.. nvcsw_per_mb=.. poll_nvcsw=..\n"
+"        poll_nvcsw_per_mb=..  (nvcsw: voluntary context switches of the\n"
+"        reader, i.e. how often it slept and was woken; poll_nvcsw: those\n"
+"        inside poll(), the wakeups SO_RCVLOWAT decides, without recv()'s\n"
+"        sleeps on a socket lock another thread holds; short: wakeups\n"
+"        whose reads got less than LOWAT, EOF aside)\n"
 "  send: connect to ADDR:PORT (default 127.0.0.1:40001), send BYTES in\n"
 "        writes of CHUNK bytes (default 256 KiB); with -g, TCP_NODELAY and\n"
 "        a pause of GAP_US microseconds after each write\n"
@@ -140,7 +143,8 @@ static void do_recv(int conn, int lowat)
 {
 	static char buf[4 << 20];
 	long long bytes = 0, polls = 0, recvs = 0, shorts = 0;
-	struct rusage ru0, ru1;
+	struct rusage ru0, ru1, rp0, rp1;
+	long poll_nvcsw = 0;
 	struct duplex d;
 	double t0, secs, mb;
 
@@ -157,11 +161,14 @@ static void do_recv(int conn, int lowat)
 		ssize_t n;
 		int eof = 0;
 
+		getrusage(RUSAGE_THREAD, &rp0);
 		if (poll(&p, 1, -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			die(EXIT_SETUP, "poll: %s", strerror(errno));
 		}
+		getrusage(RUSAGE_THREAD, &rp1);
+		poll_nvcsw += rp1.ru_nvcsw - rp0.ru_nvcsw;
 		polls++;
 		for (;;) {
 			n = recv(conn, buf, sizeof(buf), MSG_DONTWAIT);
@@ -194,10 +201,11 @@ static void do_recv(int conn, int lowat)
 	if (mb <= 0)
 		mb = 1e-9;
 	printf("lowat=%d bytes=%lld polls=%lld recvs=%lld short=%lld nvcsw=%ld "
-	       "nivcsw=%ld seconds=%.3f polls_per_mb=%.2f nvcsw_per_mb=%.2f\n",
+	       "nivcsw=%ld seconds=%.3f polls_per_mb=%.2f nvcsw_per_mb=%.2f "
+	       "poll_nvcsw=%ld poll_nvcsw_per_mb=%.2f\n",
 	       lowat, bytes, polls, recvs, shorts, ru1.ru_nvcsw - ru0.ru_nvcsw,
 	       ru1.ru_nivcsw - ru0.ru_nivcsw, secs, polls / mb,
-	       (ru1.ru_nvcsw - ru0.ru_nvcsw) / mb);
+	       (ru1.ru_nvcsw - ru0.ru_nvcsw) / mb, poll_nvcsw, poll_nvcsw / mb);
 }
 
 /* Sends on @fd, a connected socket, and closes it. */
