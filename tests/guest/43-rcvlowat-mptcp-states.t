@@ -14,8 +14,16 @@
 #            per MiB and short reads (a wakeup that reads less than the mark)
 #   duplex   the same while the reader's second thread writes on the socket
 #            (the msk is owned by that writer now and then)
+#   bulk     (tcp and mpc2) 2 MiB written at once: the scheduler then fills
+#            the first subflow and sends on the second too (paced writes all
+#            go on the first), which an nftables counter must see
 #   stall    tests/progs/lowatstall: a mark the buffer cannot hold (SO_RCVBUF
 #            32768 after it), epoll and a blocking recv(): done or stalled
+#   parked   the same request with the reader asleep for 1.5 s first
+#            (lowatstall -D): it polls only once its buffer is full, what
+#            that cannot hold waits on the subflows or at the sender, and no
+#            new segment arrives to wake it: poll() must report what TCP's
+#            would (the subflows' queues are printed)
 # Enabled, each MPTCP cell must do what TCP does: wakeups per MiB within
 # TCP's + 1 and within its own off cell's + 1 (duplex, where the reader
 # also sleeps in recv() on the msk's lock while the writer owns it: on 6.1
@@ -24,7 +32,7 @@
 # on: poll()'s readable reports within TCP's + 1 and the wakeups rcvfix
 # adds, rcvlowat_wakeups_added, at most 1 per MiB), at most 2 short reads,
 # and no stall where TCP completes. Off, the MPTCP cells record the kernel's own (6.1: woken per
-# packet), the stall cells enabled only (test 42 records the kernel's own
+# packet), the stall and parked cells enabled only (test 42 records the kernel's own
 # stranded reader on 6.12 and 7.x).
 # And MPTCP's receive-path hooks are armed on demand: enabled, not before
 # an MPTCP socket sets a mark (ftrace's enabled_functions does not list
@@ -37,6 +45,7 @@ MIB=1048576
 LOWAT=524288
 TOTAL=$((2 * MIB))
 PACED="-n $TOTAL -c 16384 -g 2000"
+BULK="-n $TOTAL"
 
 rcvfix_unload
 rcvfix_load || { fail "load rcvfix"; done_testing; }
@@ -63,6 +72,22 @@ done
 ip -n "$snd2" addr add 10.99.44.3/24 dev "$dev2" &&
 	in_ns "$snd2" ip mptcp endpoint add 10.99.44.3 dev "$dev2" subflow ||
 	skip "cannot add the second subflow's endpoint"
+# What the second subflow carries: the reader's data packets from its
+# address, counted by nftables in the reader's namespace.
+in_ns "$rcv2" nft -f - <<'NFT' ||
+table ip rcvfix43 {
+	chain in {
+		type filter hook input priority 0;
+		ip saddr 10.99.44.3 meta length > 200 counter
+	}
+}
+NFT
+	fail "an nftables counter in the mpc2 reader's namespace"
+# second_subflow_bytes: bytes of data packets the second subflow brought.
+second_subflow_bytes() {
+	in_ns "$rcv2" nft list chain ip rcvfix43 in 2> /dev/null |
+		awk '/counter/ { for (i = 1; i < NF; i++) if ($i == "bytes") print $(i + 1) }'
+}
 port=43400
 
 # state_args STATE ROLE: the options of lowat/lowatstall for ROLE (r: the
@@ -97,7 +122,7 @@ lowat_cell() {
 	if [[ $1 == active ]]; then
 		dst=10.99.43.1
 		in_ns "$snd" "$RCVFIX_BIN/lowat" send $sa $2 -a $dst -p $port \
-			-T 60 $PACED > "$out" 2>&1 &
+			-T 60 $SEND > "$out" 2>&1 &
 		spid=$!
 		wait_for "$out" listening 20
 		R=$(in_ns "$rcv" "$RCVFIX_BIN/lowat" recv $ra $2 -a $dst \
@@ -110,7 +135,7 @@ lowat_cell() {
 			-l $LOWAT -T 60 > "$out" 2>&1 &
 		wait_for "$out" listening 20
 		SND=$(in_ns "$snd" "$RCVFIX_BIN/lowat" send $sa $2 -a $dst \
-			-p $port -T 60 $PACED 2>&1 > /dev/null)
+			-p $port -T 60 $SEND 2>&1 > /dev/null)
 		SND="exit $?: $SND"
 		wait
 		R=$(grep '^lowat=' "$out")
@@ -119,43 +144,60 @@ lowat_cell() {
 	rm -f "$out"
 }
 
-# stall_cell STATE WAIT STALL_S: one request/response; sets S and C to
-# the server's and the client's result lines (the server checks every byte
-# of the request, the client the reply: no result line where one differs,
-# its message instead).
+# stall_cell STATE WAIT STALL_S [DELAY_MS]: one request/response; sets S
+# and C to the server's and the client's result lines (the server checks
+# every byte of the request, the client the reply: no result line where one
+# differs, its message instead). With DELAY_MS the reader first sleeps that
+# long (lowatstall -D): the request arrives while nobody reads, and PARKED
+# is what the reader's TCP sockets (an MPTCP reader's subflows) held 300 ms
+# into that sleep, in bytes, socket by socket.
 stall_cell() {
 	local out=/tmp/rcvfix-stall43-$$ ra sa dst=10.99.43.2 snd=$snd rcv=$rcv
-	local cpid
+	local cpid delay=() pfile=/tmp/rcvfix-parked43-$$ ppid=
 	ra=$(state_args "$1" r) sa=$(state_args "$1" s)
 	[[ $1 == mpc2 ]] && snd=$snd2 rcv=$rcv2 dst=10.99.44.2
 	port=$((port + 1))
 	local args="-n $TOTAL -p $port"
+	[[ -n ${4:-} ]] && delay=(-D "$4")
+	PARKED=
 	if [[ $1 == active ]]; then
 		dst=10.99.43.1
 		in_ns "$snd" "$RCVFIX_BIN/lowatstall" client $sa $args -a $dst \
 			-T $(($3 + 30)) > "$out" 2>&1 &
 		cpid=$!
 		wait_for "$out" listening 20
+		[[ -z ${4:-} ]] || { parked_sample "$rcv" > "$pfile" & ppid=$!; }
 		S=$(in_ns "$rcv" "$RCVFIX_BIN/lowatstall" server $ra $args \
-			-a $dst -w "$2" -t "$3" -T $(($3 + 30)) 2>&1 |
+			-a $dst -w "$2" "${delay[@]}" -t "$3" -T $(($3 + 30)) 2>&1 |
 			grep '^result=\|^lowatstall:')
 		wait $cpid
 		C=$(grep -v '^listening' "$out")
 	else
 		in_ns "$rcv" "$RCVFIX_BIN/lowatstall" server $ra $args -a $dst \
-			-w "$2" -t "$3" -T $(($3 + 30)) > "$out" 2>&1 &
+			-w "$2" "${delay[@]}" -t "$3" -T $(($3 + 30)) > "$out" 2>&1 &
 		wait_for "$out" listening 20
+		[[ -z ${4:-} ]] || { parked_sample "$rcv" > "$pfile" & ppid=$!; }
 		C=$(in_ns "$snd" timeout $(($3 + 30)) "$RCVFIX_BIN/lowatstall" \
 			client $sa $args -a $dst -T $(($3 + 30)) 2>&1)
 		wait
 		S=$(grep '^result=\|^lowatstall:' "$out")
 	fi
 	wait
-	rm -f "$out"
+	[[ -z $ppid ]] || PARKED=$(cat "$pfile")
+	rm -f "$out" "$pfile"
+}
+
+# parked_sample NS: the bytes queued on NS's established TCP sockets
+# (Recv-Q, each) 300 ms from now.
+parked_sample() {
+	sleep 0.3
+	in_ns "$1" ss -tnH state established | awk '{ printf "%s%s", n++ ? "+" : "", $1 }
+		END { if (!n) printf "none" }'
 }
 
 STATES="tcp mpc1 mpc2 active passive"
 STALL_OK=$(scaled 5)
+PARK_MS=$(($(scaled 3) * 500))
 declare -A W PS SHORT RES ADDED P
 
 # receive_hooks: yes when mptcp_data_ready and mptcp_poll are both armed.
@@ -180,16 +222,28 @@ for en in 0 1; do
 	for state in $STATES; do
 		j0=$(joins)
 		scens="paced duplex" waits="epoll block"
+		[[ $state == tcp || $state == mpc2 ]] && scens+=" bulk"
 		for scen in $scens; do
-			extra=
+			extra= SEND=$PACED
 			[[ $scen == duplex ]] && extra=-d
+			[[ $scen == bulk ]] && SEND=$BULK
 			cell="$state, $scen, enable=$en"
 			rns=$rcv
 			[[ $state == mpc2 ]] && rns=$rcv2
 			a0=$(rcvfix_status rcvlowat_wakeups_added "$rns")
+			[[ $state != mpc2 ]] || b0=$(second_subflow_bytes)
 			lowat_cell $state "$extra"
 			a1=$(rcvfix_status rcvlowat_wakeups_added "$rns")
-			echo "# $cell: $R added=$((a1 - a0))"
+			sf2=
+			[[ $state != mpc2 ]] || sf2=$(($(second_subflow_bytes) - b0))
+			echo "# $cell: $R added=$((a1 - a0))${sf2:+ second_subflow_bytes=$sf2}"
+			# The default scheduler sends paced writes on the
+			# first subflow (the one with the shortest queue,
+			# both idle); bulk writes fill it and use the second.
+			if [[ $state == mpc2 && $scen == bulk ]]; then
+				check "$cell: the second subflow carried data ($sf2 bytes)" \
+					test "${sf2:-0}" -gt 0
+			fi
 			check_eq "$cell: all bytes read" $TOTAL "$(kv bytes "$R")"
 			if [[ $scen == duplex && $SND == "exit 0:"* ]]; then
 				ok "$cell: the sender read the reader's writes intact"
@@ -225,6 +279,19 @@ for en in 0 1; do
 					"done" "$(kv result "$C")"
 			fi
 		done
+		# parked: the reader sleeps while the request arrives, then
+		# polls once the buffer is full and the rest waits on the
+		# subflows (enabled only, as the stall cells)
+		if ((en)); then
+			cell="$state, parked, poll, enable=1"
+			stall_cell $state poll $STALL_OK $PARK_MS
+			echo "# $cell: $S; client $C; queued on the reader's TCP sockets while it slept: $PARKED"
+			RES[$cell]=$(kv result "$S")
+			if [[ ${RES[$cell]} == "done" ]]; then
+				check_eq "$cell: the client got the reply intact" \
+					"done" "$(kv result "$C")"
+			fi
+		fi
 		if [[ $state == mpc2 ]]; then
 			echo "# mpc2, enable=$en: endpoints of the sender: $(in_ns "$snd2" ip mptcp endpoint show | tr '\n' ' ')"
 			echo "# mpc2, enable=$en: sender's MIB: $(in_ns "$snd2" nstat -az 2> /dev/null | awk '/MPTcpExtMPJoin|MPTcpExtMPCapable/ && $2 > 0 { printf "%s=%s ", $1, $2 }')"
@@ -237,7 +304,8 @@ done
 
 # The oracle: TCP on this kernel, and the same cell off.
 for state in $STATES; do
-	for scen in paced duplex; do
+	for scen in paced duplex bulk; do
+		[[ $scen != bulk || $state == mpc2 ]] || continue
 		on="$state, $scen, enable=1" off="$state, $scen, enable=0"
 		tcp="tcp, $scen, enable=1"
 		w=${W[$on]:-999999}
@@ -283,9 +351,9 @@ for state in $STATES; do
 		check "$on: at most 2 short reads (${SHORT[$on]})" \
 			test "${SHORT[$on]:-99}" -le 2
 	done
-	for wait in epoll block; do
-		on="$state, stall, $wait, enable=1"
-		check_eq "$on: done where TCP is (${RES[tcp, stall, $wait, enable=1]})" \
+	for wait in "stall, epoll" "stall, block" "parked, poll"; do
+		on="$state, $wait, enable=1"
+		check_eq "$on: done where TCP is (${RES[tcp, $wait, enable=1]})" \
 			done "${RES[$on]}"
 	done
 done

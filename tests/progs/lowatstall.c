@@ -17,7 +17,7 @@
 
 static const char usage[] =
 "usage: lowatstall server [-m] [-a ADDR] [-p PORT] -n BYTES [-w WAIT] [-l LOWAT]\n"
-"                         [-b RCVBUF] [-F] [-L] [-t SECONDS] [-T SECONDS]\n"
+"                         [-b RCVBUF] [-F] [-L] [-D MS] [-t SECONDS] [-T SECONDS]\n"
 "       lowatstall client [-m] [-a ADDR] [-p PORT] -n BYTES [-T SECONDS]\n"
 "  -r    (both) reversed: the server connects to ADDR:PORT (retrying until\n"
 "        it listens), the client listens there and prints 'listening'\n"
@@ -32,7 +32,9 @@ static const char usage[] =
 "        recv()) or uring (io_uring's recv, poll-driven); after each read the\n"
 "        mark is lowered to what is left when that is less (to 1 for block:\n"
 "        a blocking recv() that copied part of the tail waits for a full\n"
-"        mark of new bytes). Then reply one\n"
+"        mark of new bytes). With -D, sleep MS milliseconds before the first\n"
+"        wait: the request arrives while nobody reads (what the buffer cannot\n"
+"        hold is left on the subflows: 'parked'). Then reply one\n"
 "        byte. One result line:\n"
 "        result=done|stalled bytes=N wakeups=N seconds=S lowat=M rcvbuf=B\n"
 "        (lowat, rcvbuf: as the kernel reports them once the options are\n"
@@ -57,7 +59,7 @@ static const char *const wait_names[] = {
 
 struct server {
 	enum wait_kind wait;
-	int fd, ep, lowat, stall_ms;
+	int fd, ep, lowat, stall_ms, delay_ms;
 	struct io_uring ring;
 };
 
@@ -225,6 +227,8 @@ static int do_server(struct server *s, long long total, int rcvbuf,
 	lowat = get_int(s->fd, SO_RCVLOWAT);
 	buf_now = get_int(s->fd, SO_RCVBUF);
 	server_prepare(s);
+	if (s->delay_ms)
+		usleep((useconds_t)s->delay_ms * 1000);
 	t0 = now_s();
 	while (got < total) {
 		n = server_read(s, (size_t)(total - got));
@@ -296,7 +300,7 @@ int main(int argc, char **argv)
 	unsigned int i;
 
 	mode = mode_arg(argc, argv, usage, "server", "client");
-	while ((c = getopt(argc, argv, "mra:p:n:w:l:b:FLt:T:")) != -1) {
+	while ((c = getopt(argc, argv, "mra:p:n:w:l:b:FLD:t:T:")) != -1) {
 		switch (c) {
 		case 'm': mptcp = 1; break;
 		case 'r': reversed = 1; break;
@@ -316,6 +320,7 @@ int main(int argc, char **argv)
 		case 'b': rcvbuf = parse_int("-b", optarg); break;
 		case 'F': force = 1; break;
 		case 'L': on_listener = 1; break;
+		case 'D': s.delay_ms = parse_int("-D", optarg); break;
 		case 't': s.stall_ms = parse_int("-t", optarg) * 1000; break;
 		case 'T': timeout = parse_int("-T", optarg); break;
 		default: die(EXIT_USAGE, "bad option (try --help)");
