@@ -52,7 +52,7 @@ HARNESS := vm
 DEB_BUILD := make gcc libc6-dev kmod xz-utils
 DEB_TOOLS := clang llvm libbpf-dev libelf-dev zlib1g-dev bpftool sparse \
 	liburing-dev
-DEB_CHECK := qemu-system-x86 busybox-static cpio iproute2 iperf3 procps jq \
+DEB_CHECK := qemu-system-x86 busybox-static cpio iproute2 iperf3 procps jq nftables \
 	util-linux coreutils
 kernel_pkgs = $(foreach k,$(1),linux-image-$(k) linux-headers-$(k))
 

@@ -49,11 +49,12 @@ SYSROOT=$ARM64/sysroot
 # the tests, the BPF test programs' libraries; busybox-static for the
 # container tests' images) goes in with debootstrap; ROOT_PKGS, the real
 # consumers the tests run (Podman, the CNI plugins, node_exporter, perf,
-# bpftrace), are installed after it with apt-get, which configures them in
-# order (debootstrap --include fails on golang-github-containers-common).
+# bpftrace; nft for test 43's counter), are installed after it with
+# apt-get, which configures them in order (debootstrap --include fails on
+# golang-github-containers-common).
 ROOT_BASE=iproute2,kmod,procps,iperf3,python3,busybox-static,jq,ethtool,iputils-ping,libbpf1,libelf1
 ROOT_PKGS="podman crun conmon skopeo umoci containernetworking-plugins python3-yaml
-	prometheus-node-exporter curl linux-perf bpftrace liburing2"
+	prometheus-node-exporter curl linux-perf bpftrace liburing2 nftables"
 # arm64 libraries the test programs link with (BPF's; liburing for
 # lowatstall), unpacked into SYSROOT (installing them on the host would
 # upgrade its own amd64 copies); the root holds their runtime parts.
