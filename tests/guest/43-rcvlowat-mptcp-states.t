@@ -14,14 +14,14 @@
 #            per MiB and short reads (a wakeup that reads less than the mark)
 #   duplex   the same while the reader's second thread writes on the socket
 #            (the msk is owned by that writer now and then)
-#   bulk     (tcp and mpc2) 2 MiB written at once: the scheduler then fills
+#   bulk     (mpc2) 2 MiB written at once: the scheduler then fills
 #            the first subflow and sends on the second too (paced writes all
 #            go on the first), which an nftables counter must see; wakeups
 #            at most one per mark's worth + 1 (a burst's count is the
 #            reader's lag, not a decision TCP's count can judge)
 #   stall    tests/progs/lowatstall: a mark the buffer cannot hold (SO_RCVBUF
 #            32768 after it), epoll and a blocking recv(): done or stalled
-#   parked   the same request with the reader asleep for 1.5 s first
+#   parked   the same request with the reader asleep for 1 s first
 #            (lowatstall -D): it polls only once its buffer is full, what
 #            that cannot hold waits on the subflows or at the sender, and no
 #            new segment arrives to wake it: poll() must report what TCP's
@@ -200,7 +200,7 @@ parked_sample() {
 
 STATES="tcp mpc1 mpc2 active passive"
 STALL_OK=$(scaled 5)
-PARK_MS=$(($(scaled 3) * 500))
+PARK_MS=$(($(scaled 1) * 1000))
 declare -A W PS SHORT RES ADDED P
 
 # receive_hooks: yes when mptcp_data_ready and mptcp_poll are both armed.
@@ -225,7 +225,7 @@ for en in 0 1; do
 	for state in $STATES; do
 		j0=$(joins)
 		scens="paced duplex" waits="epoll block"
-		[[ $state == tcp || $state == mpc2 ]] && scens+=" bulk"
+		[[ $state == mpc2 ]] && scens+=" bulk"
 		for scen in $scens; do
 			extra= SEND=$PACED
 			[[ $scen == duplex ]] && extra=-d

@@ -67,7 +67,7 @@ slab_shrink() {
 }
 
 # slab_min FILE REGEX: the caches whose names match REGEX are shrunk and
-# read four more times, and FILE keeps the smallest count of each.
+# read twice more, and FILE keeps the smallest count of each.
 # /proc/slabinfo counts every free object of a slab on a per-CPU list as
 # active, and those lists refill as soon as the shrink has emptied them: on
 # an idle 6.12 guest, eight snapshots in a row read kmalloc-192 at 399, 420
@@ -75,7 +75,7 @@ slab_shrink() {
 # objects more after a churn than before it. That error only ever adds.
 slab_min() {
 	local f i
-	for ((i = 0; i < 4; i++)); do
+	for ((i = 0; i < 2; i++)); do
 		for f in /sys/kernel/slab/*; do
 			[[ ${f##*/} =~ $2 ]] && echo 1 > "$f/shrink"
 		done 2> /dev/null
@@ -105,13 +105,11 @@ slab_growth() {
 # slab_total FILE: bytes in all slab objects of a snapshot.
 slab_total() { awk '{ s += $2 * $3 } END { print s + 0 }' "$1"; }
 
-# slab_active CACHE: active objects of one cache (slab_min's smallest).
+# slab_active CACHE: active objects of one cache (after a shrink).
 slab_active() {
-	local f
-	f=$(mktemp)
-	slab_snapshot "$f" "^$1\$"
-	awk -v c="$1" '$1 == c { print $2; f = 1 } END { if (!f) print 0 }' "$f"
-	rm -f "$f"
+	slab_shrink
+	awk -v c="$1" '$1 == c { print $2; f = 1 } END { if (!f) print 0 }' \
+		/proc/slabinfo
 }
 
 # netns_count: network namespaces allocated, counting the one this makes.
