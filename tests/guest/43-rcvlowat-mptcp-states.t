@@ -201,6 +201,8 @@ parked_sample() {
 STATES="tcp mpc1 mpc2 active passive"
 STALL_OK=$(scaled 5)
 PARK_MS=$(($(scaled 1) * 1000))
+# the request/response cells: kind, then how the reader waits
+REQ_CELLS=("stall, epoll" "stall, block" "parked, poll")
 declare -A W PS SHORT RES ADDED P
 
 # receive_hooks: yes when mptcp_data_ready and mptcp_poll are both armed.
@@ -224,7 +226,7 @@ for en in 0 1; do
 	fi
 	for state in $STATES; do
 		j0=$(joins)
-		scens="paced duplex" waits="epoll block"
+		scens="paced duplex"
 		[[ $state == mpc2 ]] && scens+=" bulk"
 		for scen in $scens; do
 			extra= SEND=$PACED
@@ -268,33 +270,24 @@ for en in 0 1; do
 					test "$(rcvfix_status receive_hooks_armed_since)" -gt 0
 			fi
 		done
-		# stall cells enabled only: test 42 records the kernel's own
-		((en)) || waits=
-		for wait in $waits; do
-			cell="$state, stall, $wait, enable=$en"
-			stall=$STALL_OK
-			[[ $state != tcp && $en == 0 ]] && stall=3
-			stall_cell $state $wait $stall
-			echo "# $cell: $S; client $C"
+		# request/response cells, enabled only (test 42 records the
+		# kernel's own stranded reader); parked: the reader first
+		# sleeps PARK_MS while the request fills its buffer
+		for kind in "${REQ_CELLS[@]}"; do
+			((en)) || break
+			cell="$state, $kind, enable=1"
+			delay= queued=
+			[[ $kind == parked,* ]] && delay=$PARK_MS
+			stall_cell $state "${kind#*, }" $STALL_OK $delay
+			[[ -z $delay ]] ||
+				queued="; queued on the reader's TCP sockets while it slept: $PARKED"
+			echo "# $cell: $S; client $C$queued"
 			RES[$cell]=$(kv result "$S")
 			if [[ ${RES[$cell]} == "done" ]]; then
 				check_eq "$cell: the client got the reply intact" \
 					"done" "$(kv result "$C")"
 			fi
 		done
-		# parked: the reader sleeps while the request arrives, then
-		# polls once the buffer is full and the rest waits on the
-		# subflows (enabled only, as the stall cells)
-		if ((en)); then
-			cell="$state, parked, poll, enable=1"
-			stall_cell $state poll $STALL_OK $PARK_MS
-			echo "# $cell: $S; client $C; queued on the reader's TCP sockets while it slept: $PARKED"
-			RES[$cell]=$(kv result "$S")
-			if [[ ${RES[$cell]} == "done" ]]; then
-				check_eq "$cell: the client got the reply intact" \
-					"done" "$(kv result "$C")"
-			fi
-		fi
 		if [[ $state == mpc2 ]]; then
 			echo "# mpc2, enable=$en: endpoints of the sender: $(in_ns "$snd2" ip mptcp endpoint show | tr '\n' ' ')"
 			echo "# mpc2, enable=$en: sender's MIB: $(in_ns "$snd2" nstat -az 2> /dev/null | awk '/MPTcpExtMPJoin|MPTcpExtMPCapable/ && $2 > 0 { printf "%s=%s ", $1, $2 }')"
@@ -362,9 +355,9 @@ for state in $STATES; do
 		check "$on: at most 2 short reads (${SHORT[$on]})" \
 			test "${SHORT[$on]:-99}" -le 2
 	done
-	for wait in "stall, epoll" "stall, block" "parked, poll"; do
-		on="$state, $wait, enable=1"
-		check_eq "$on: done where TCP is (${RES[tcp, $wait, enable=1]})" \
+	for kind in "${REQ_CELLS[@]}"; do
+		on="$state, $kind, enable=1"
+		check_eq "$on: done where TCP is (${RES[tcp, $kind, enable=1]})" \
 			done "${RES[$on]}"
 	done
 done
