@@ -18,8 +18,14 @@
 # Usage: debug-kernel.sh prepare [LINE]   build (or reuse) it; prints the KVER
 #        debug-kernel.sh kver [LINE]      the KVER it builds (no build)
 #        debug-kernel.sh deps [LINE]      the Debian packages the build needs
-# LINE: 6.1 (the default) or 6.12 (linux-source-6.12, bookworm's 6.12).
+# LINE: 6.1 (the default) or 6.12 (linux-source-6.12, bookworm's 6.12);
+# with RCVFIX_KERNEL_PATCHES also 7.3 (linux-source-7.3 and linux-config-7.3
+# of the newest line's Debian 13 chroot, vm/chroot-kernel.sh).
 # Environment: RCVFIX_DEBUG_JOBS (make -j; default: the host's CPUs).
+#   RCVFIX_KERNEL_PATCHES=DIR: the same build of Debian's source with
+#   DIR/*.patch applied (patch -p1, in order) and without the detectors, in
+#   build/upstream-LINE/, release suffix -rcvfix-upstream: a kernel with a
+#   fix we send upstream (mk/upstream.mk, upstream/).
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -28,8 +34,11 @@ export LC_ALL=C
 usage() { die "usage: debug-kernel.sh prepare|kver|deps [6.1|6.12]"; }
 [[ $# -ge 1 && $# -le 2 ]] || usage
 cmd=$1 line=${2:-6.1}
+patches=${RCVFIX_KERNEL_PATCHES:-}
 case $line in
 6.1 | 6.12) ;;
+7.3) [[ -n $patches ]] ||
+	die "7.3 is built only with RCVFIX_KERNEL_PATCHES (the debug lines are 6.1 and 6.12)" ;;
 *) die "no debug kernel line '$line': 6.1 and 6.12 are the ones built and tested" ;;
 esac
 case $cmd in
@@ -39,12 +48,40 @@ esac
 
 # The kernel release it builds: the source's version and our own suffix.
 localversion=-rcvfix-debug
+srcroot=
 src_tar=/usr/src/linux-source-$line.tar.xz
 base_config=/usr/src/linux-config-$line/config.amd64_none_amd64.xz
 modlist=$HARNESS/debug-modules-$line.txt
 top=$RCVFIX_BUILD/debug-$line
 pkgs=(linux-source-"$line" linux-config-"$line" bc bison flex libelf-dev
 	libssl-dev dwarves kmod cpio xz-utils gcc make)
+if [[ $line == 7.3 ]]; then
+	# Debian 13's source and configuration, from the newest line's
+	# chroot (installed there by prepare); 6.12's module list.
+	srcroot=$RCVFIX_BUILD/newest/chroot
+	src_tar=$srcroot/usr/src/linux-source-$line.tar.xz
+	base_config=$srcroot/usr/src/linux-config-$line/config.amd64_none_amd64.xz
+	modlist=$HARNESS/debug-modules-6.12.txt
+	pkgs=("${pkgs[@]:2}")
+fi
+if [[ -n $patches ]]; then
+	patches=$(realpath "$patches")
+	localversion=-rcvfix-upstream
+	top=$RCVFIX_BUILD/upstream-$line
+fi
+
+# src_id: what the unpacked source is: the package's version, and the
+# patches applied to it.
+src_id() {
+	pkg_version "linux-source-$line"
+	[[ -z $patches ]] || cat "$patches"/*.patch | sha256sum | cut -d' ' -f1
+}
+
+# pkg_version PKG: its installed version, on the host or in the chroot.
+pkg_version() {
+	dpkg-query ${srcroot:+--admindir="$srcroot/var/lib/dpkg"} -W \
+		-f='${Version}' "$1"
+}
 
 if [[ $cmd == deps ]]; then
 	echo "${pkgs[*]}"
@@ -59,6 +96,7 @@ detectors=(KASAN KASAN_GENERIC KASAN_INLINE PROVE_LOCKING PROVE_RCU
 	DEBUG_OBJECTS_RCU_HEAD DEBUG_OBJECTS_FREE KFENCE DEBUG_LIST
 	DEBUG_SG DEBUG_NOTIFIERS DEBUG_PREEMPT LOCKDEP DEBUG_SPINLOCK
 	DEBUG_MUTEXES)
+[[ -z $patches ]] || detectors=()
 required=(FTRACE DYNAMIC_FTRACE_WITH_REGS LIVEPATCH KPROBES BPF_SYSCALL
 	DEBUG_INFO_BTF MPTCP MODULES)
 # KFENCE's pool: Debian's 255 objects were all taken by long-lived
@@ -82,15 +120,18 @@ configure() {
 		--disable LOCALVERSION_AUTO \
 		--set-str SYSTEM_TRUSTED_KEYS "" \
 		--set-str SYSTEM_REVOCATION_KEYS "" \
-		--set-str BUILD_SALT "rcvfix-debug" \
-		--set-val KFENCE_NUM_OBJECTS "$kfence_objects" \
+		--set-str BUILD_SALT "rcvfix${localversion}" \
 		--disable DEBUG_INFO_COMPRESSED "${enable[@]}"
+	[[ -n $patches ]] ||
+		"$top/src/scripts/config" --file "$out/.config" \
+			--set-val KFENCE_NUM_OBJECTS "$kfence_objects"
 	make -s -C "$top/src" O="$out" olddefconfig
 	for o in "${detectors[@]}" "${required[@]}"; do
 		grep -q "^CONFIG_$o=y" "$out/.config" ||
 			die "CONFIG_$o is not y after olddefconfig in $out/.config"
 	done
-	grep -q "^CONFIG_KFENCE_NUM_OBJECTS=$kfence_objects\$" "$out/.config" ||
+	[[ -n $patches ]] ||
+		grep -q "^CONFIG_KFENCE_NUM_OBJECTS=$kfence_objects\$" "$out/.config" ||
 		die "CONFIG_KFENCE_NUM_OBJECTS is not $kfence_objects in $out/.config"
 }
 
@@ -98,9 +139,10 @@ configure() {
 # configuration this script makes.
 cache_key() {
 	{
-		dpkg-query -W -f='${Package} ${Version}\n' "linux-source-$line" \
-			"linux-config-$line"
+		echo "linux-source-$line $(pkg_version "linux-source-$line")"
+		echo "linux-config-$line $(pkg_version "linux-config-$line")"
 		sha256sum "$modlist" | cut -d' ' -f1
+		[[ -z $patches ]] || cat "$patches"/*.patch | sha256sum
 		declare -f configure
 		echo "${detectors[*]} ${required[*]} $localversion $kfence_objects"
 	} | sha256sum | cut -d' ' -f1
@@ -108,7 +150,7 @@ cache_key() {
 
 kernel_release() {	# linux-source-6.1 6.1.192-3 builds 6.1.192-rcvfix-debug
 	local v
-	v=$(dpkg-query -W -f='${Version}' "linux-source-$line" 2> /dev/null) ||
+	v=$(pkg_version "linux-source-$line" 2> /dev/null) ||
 		die "linux-source-$line is not installed (make deps-debug)"
 	echo "${v%%-*}$localversion"
 }
@@ -123,6 +165,15 @@ unpack() {
 	mkdir -p "$top/src.new"
 	msg "debug kernel $line: unpacking $src_tar"
 	tar -xJf "$src_tar" -C "$top/src.new" --strip-components=1
+	if [[ -n $patches ]]; then
+		local p
+		for p in "$patches"/[0-9]*.patch; do
+			[[ $(basename "$p") == 0000-* ]] && continue
+			msg "kernel $line: applying $(basename "$p")"
+			patch -d "$top/src.new" -p1 --quiet --forward < "$p" ||
+				die "$p does not apply to $src_tar"
+		done
+	fi
 	mv "$top/src.new" "$top/src"
 }
 
@@ -160,20 +211,29 @@ write_kernel_env() {	# write_kernel_env KVER
 	# CPU's feature bits sees pgtable_l5_enabled() false, so KASAN takes
 	# every direct-map address for a wild one and reports in a loop
 	# that never lets boot go on (seen on a loaded host; docs/kernels.md).
-	printf '%s=%q\n' RCVFIX_VMLINUZ "$real/out/arch/x86/boot/bzImage" \
-		RCVFIX_MODDIR "$real/root/lib/modules/$k" \
-		RCVFIX_KDIR "$real/out" \
-		RCVFIX_TIMEOUT_SCALE 4 \
-		RCVFIX_GUEST_MEM 2048 \
-		RCVFIX_KERNEL_APPEND "panic_on_warn=0 kasan_multi_shot kfence.sample_interval=10 no5lvl" \
-		RCVFIX_DEBUG_KERNEL 1 \
-		> "$RCVFIX_BUILD/$k/kernel.env"
+	if [[ -n $patches ]]; then
+		# No detectors: Debian's speed and memory, 7.x single-threaded
+		# TCG as for its packaged kernel (docs/kernels.md).
+		printf '%s=%q\n' RCVFIX_VMLINUZ "$real/out/arch/x86/boot/bzImage" \
+			RCVFIX_MODDIR "$real/root/lib/modules/$k" \
+			RCVFIX_KDIR "$real/out" \
+			> "$RCVFIX_BUILD/$k/kernel.env"
+	else
+		printf '%s=%q\n' RCVFIX_VMLINUZ "$real/out/arch/x86/boot/bzImage" \
+			RCVFIX_MODDIR "$real/root/lib/modules/$k" \
+			RCVFIX_KDIR "$real/out" \
+			RCVFIX_TIMEOUT_SCALE 4 \
+			RCVFIX_GUEST_MEM 2048 \
+			RCVFIX_KERNEL_APPEND "panic_on_warn=0 kasan_multi_shot kfence.sample_interval=10 no5lvl" \
+			RCVFIX_DEBUG_KERNEL 1 \
+			> "$RCVFIX_BUILD/$k/kernel.env"
+	fi
 	# bpftrace finds the kernel's headers through the modules' source
 	# link, which modules_install no longer makes on 6.12 (only build).
 	[[ -e $real/root/lib/modules/$k/source ]] ||
 		ln -s "$real/src" "$real/root/lib/modules/$k/source"
-	echo "built from linux-source-$line $(dpkg-query -W -f='${Version}' \
-		"linux-source-$line") with the bug detectors, in build/debug-$line" \
+	echo "built from linux-source-$line $(pkg_version "linux-source-$line")" \
+		"${patches:+with $patches/*.patch applied, }${detectors[*]:+with the bug detectors, }in ${top#"$RCVFIX_BUILD"/}" \
 		> "$RCVFIX_BUILD/$k/origin"
 }
 
@@ -184,6 +244,11 @@ prepare() {
 	if ! flock -n 7; then
 		msg "waiting for another build of the $line debug kernel"
 		flock 7
+	fi
+	if [[ -n $srcroot ]]; then
+		# Debian 13's source and configuration, in the newest chroot.
+		"$HARNESS/chroot-kernel.sh" tool newest "linux-source-$line" true
+		"$HARNESS/chroot-kernel.sh" tool newest "linux-config-$line" true
 	fi
 	key=$(cache_key)
 	if [[ -f $top/stamp && $(< "$top/stamp") == "$key" &&
@@ -198,10 +263,10 @@ prepare() {
 	# A new source package unpacks again; a new configuration rebuilds
 	# only what it changes.
 	if [[ ! -f $top/src/Makefile || ! -f $top/src.pkg ||
-		$(< "$top/src.pkg") != "$(dpkg-query -W -f='${Version}' "linux-source-$line")" ]]; then
+		$(< "$top/src.pkg") != "$(src_id)" ]]; then
 		unpack
 		rm -rf "$top/out"
-		dpkg-query -W -f='${Version}' "linux-source-$line" > "$top/src.pkg"
+		src_id > "$top/src.pkg"
 	fi
 	mkdir -p "$top/out"
 	configure "$top/out"
