@@ -54,7 +54,7 @@ base_config=/usr/src/linux-config-$line/config.amd64_none_amd64.xz
 modlist=$HARNESS/debug-modules-$line.txt
 top=$RCVFIX_BUILD/debug-$line
 pkgs=(linux-source-"$line" linux-config-"$line" bc bison flex libelf-dev
-	libssl-dev dwarves kmod cpio xz-utils gcc make)
+	libssl-dev dwarves kmod cpio xz-utils gcc make rsync)
 if [[ $line == 7.3 ]]; then
 	# Debian 13's source and configuration, from the newest line's
 	# chroot (installed there by prepare); 6.12's module list.
@@ -161,7 +161,7 @@ unpack() {
 	[[ -f $base_config ]] ||
 		die "$base_config missing: install linux-config-$line (make deps-debug)"
 	[[ -f $modlist ]] || die "$modlist missing"
-	rm -rf "$top/src" "$top/src.new"
+	rm -rf "$top/src.new"
 	mkdir -p "$top/src.new"
 	msg "debug kernel $line: unpacking $src_tar"
 	tar -xJf "$src_tar" -C "$top/src.new" --strip-components=1
@@ -174,7 +174,16 @@ unpack() {
 				die "$p does not apply to $src_tar"
 		done
 	fi
-	mv "$top/src.new" "$top/src"
+	if [[ -f $top/src/Makefile ]]; then
+		# Into the tree built before, copying only the files that
+		# differ (new times on those alone): make rebuilds what the
+		# new source or patches change, not the whole kernel.
+		rsync -rlc --delete "$top/src.new/" "$top/src/"
+		rm -rf "$top/src.new"
+	else
+		rm -rf "$top/src" "$top/out"
+		mv "$top/src.new" "$top/src"
+	fi
 }
 
 # build: make the image and modules, printing progress once a minute.
@@ -265,7 +274,6 @@ prepare() {
 	if [[ ! -f $top/src/Makefile || ! -f $top/src.pkg ||
 		$(< "$top/src.pkg") != "$(src_id)" ]]; then
 		unpack
-		rm -rf "$top/out"
 		src_id > "$top/src.pkg"
 	fi
 	mkdir -p "$top/out"
