@@ -9,10 +9,14 @@
 #                    applied, Debian's configuration reduced by localmodconfig
 #                    as for the debug kernels (vm/debug-kernel.sh with
 #                    RCVFIX_KERNEL_PATCHES, no detectors, build/upstream-LINE/),
-#                    boots it with rcvfix never loaded and runs test 42's
-#                    MPTCP cells (lowatstall) and the series' selftest there
+#                    boots it and Debian's own kernel of the line, rcvfix
+#                    never loaded: test 42's MPTCP cells (lowatstall) and the
+#                    series' selftest stall on stock and pass patched; the
+#                    kernel's mptcp_connect.sh, mptcp_sockopt.sh and
+#                    simult_flows.sh pass patched wherever they pass stock
 
 UPSTREAM_SERIES := upstream/mptcp-rcvlowat
+UPSTREAM_SH := $(HARNESS)/upstream.sh
 UPSTREAM_LINES ?= 6.12 7.3
 upstream_kver = $(shell RCVFIX_KERNEL_PATCHES=$(UPSTREAM_SERIES)/$(1) \
 	$(DEBUG_KERNEL) kver $(1) 2> /dev/null)
@@ -24,23 +28,34 @@ deps-upstream:
 upstream-check: deps-upstream
 	@$(HARNESS)/upstream.sh check
 
-# Per line: build (cached), the selftest program from the patched source,
-# then one guest: vm/upstream.sh guest, rcvfix not loaded.
+# Per line: the patched kernel (cached), the selftests' programs from its
+# source, then two guests, rcvfix never loaded: Debian's own kernel of the
+# line (the stall cells and the series' selftest must stall and fail
+# there) and the patched one (they complete and pass), the kernel's own
+# MPTCP selftests in both, compared subtest by subtest.
 check-upstream: deps deps-upstream progs upstream-check
-	@set -e; $(foreach l,$(UPSTREAM_LINES), \
-	k=$$(RCVFIX_KERNEL_PATCHES=$(UPSTREAM_SERIES)/$(l) $(DEBUG_KERNEL) prepare $(l)); \
+	@fails=0; $(foreach l,$(UPSTREAM_LINES), \
+	k=$$(RCVFIX_KERNEL_PATCHES=$(UPSTREAM_SERIES)/$(l) $(DEBUG_KERNEL) prepare $(l)) || exit 2; \
+	s=$(if $(filter 7.%,$(l)),$$($(CHROOT_KERNEL) prepare newest),$(KVER_$(subst .,,$(l)))) || exit 2; \
 	t=$(or $(RCVFIX_BUILD),$(CURDIR)/build)/upstream-$(l); \
-	$(CC) -Wall -O2 -I$$t/src/tools/include -o $$t/mptcp_rcvlowat \
-		$$t/src/tools/testing/selftests/net/mptcp/mptcp_rcvlowat.c; \
-	$(HARNESS)/vm.sh cmd $$k "$(CURDIR)/vm/upstream.sh guest $$(realpath $$t)";)
+	$(UPSTREAM_SH) build $$t/src || exit 2; \
+	$(UPSTREAM_SH) boot stock $$s $$t/src $$t/stock.log || fails=$$((fails + 1)); \
+	$(UPSTREAM_SH) boot patched $$k $$t/src $$t/patched.log || fails=$$((fails + 1)); \
+	$(UPSTREAM_SH) compare $$t/stock.log $$t/patched.log | tee $$t/compare.log || \
+		fails=$$((fails + 1));) \
+	$(UPSTREAM_SH) summary $(foreach l,$(UPSTREAM_LINES), \
+		$(or $(RCVFIX_BUILD),$(CURDIR)/build)/upstream-$(l)/{stock,patched,compare}.log) && \
+	[ $$fails -eq 0 ]
 
 check-all: check-upstream
 
 help-upstream:
 	@echo "make upstream-check     the upstream/ series apply to Debian's $(UPSTREAM_LINES)"
 	@echo "                        source and pass checkpatch --strict"
-	@echo "make check-upstream     (check-all) build those kernels patched, boot them"
-	@echo "                        without rcvfix: lowatstall's MPTCP cells and the"
-	@echo "                        selftest must pass: $(foreach l,$(UPSTREAM_LINES),$(call upstream_kver,$(l)))"
+	@echo "make check-upstream     (check-all) build those kernels patched, boot them and"
+	@echo "                        the stock ones without rcvfix: the stall cells and the"
+	@echo "                        series' selftests fail on stock and pass patched, the"
+	@echo "                        kernel's MPTCP selftests pass patched where they pass"
+	@echo "                        on stock: $(foreach l,$(UPSTREAM_LINES),$(call upstream_kver,$(l)))"
 
 .PHONY: deps-upstream upstream-check check-upstream help-upstream
