@@ -18,6 +18,7 @@
 UPSTREAM_SERIES := upstream/mptcp-rcvlowat
 UPSTREAM_SH := $(HARNESS)/upstream.sh
 UPSTREAM_LINES ?= 6.12 7.3
+upstream_dir = $(or $(RCVFIX_BUILD),$(CURDIR)/build)/upstream-$(1)
 upstream_kver = $(shell RCVFIX_KERNEL_PATCHES=$(UPSTREAM_SERIES)/$(1) \
 	$(DEBUG_KERNEL) kver $(1) 2> /dev/null)
 
@@ -37,14 +38,14 @@ check-upstream: deps deps-upstream progs upstream-check
 	@fails=0; $(foreach l,$(UPSTREAM_LINES), \
 	k=$$(RCVFIX_KERNEL_PATCHES=$(UPSTREAM_SERIES)/$(l) $(DEBUG_KERNEL) prepare $(l)) || exit 2; \
 	s=$(if $(filter 7.%,$(l)),$$($(CHROOT_KERNEL) prepare newest),$(KVER_$(subst .,,$(l)))) || exit 2; \
-	t=$(or $(RCVFIX_BUILD),$(CURDIR)/build)/upstream-$(l); \
+	t=$(call upstream_dir,$(l)); \
 	$(UPSTREAM_SH) build $$t/src || exit 2; \
 	$(UPSTREAM_SH) boot stock $$s $$t/src $$t/stock.log || fails=$$((fails + 1)); \
 	$(UPSTREAM_SH) boot patched $$k $$t/src $$t/patched.log || fails=$$((fails + 1)); \
 	$(UPSTREAM_SH) compare $$t/stock.log $$t/patched.log | tee $$t/compare.log || \
 		fails=$$((fails + 1));) \
 	$(UPSTREAM_SH) summary $(foreach l,$(UPSTREAM_LINES), \
-		$(or $(RCVFIX_BUILD),$(CURDIR)/build)/upstream-$(l)/{stock,patched,compare}.log) && \
+		$(call upstream_dir,$(l))/{stock,patched,compare}.log) && \
 	[ $$fails -eq 0 ]
 
 check-all: check-upstream

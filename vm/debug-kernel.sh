@@ -139,10 +139,9 @@ configure() {
 # configuration this script makes.
 cache_key() {
 	{
-		echo "linux-source-$line $(pkg_version "linux-source-$line")"
+		src_id
 		echo "linux-config-$line $(pkg_version "linux-config-$line")"
 		sha256sum "$modlist" | cut -d' ' -f1
-		[[ -z $patches ]] || cat "$patches"/*.patch | sha256sum
 		declare -f configure
 		echo "${detectors[*]} ${required[*]} $localversion $kfence_objects"
 	} | sha256sum | cut -d' ' -f1
@@ -220,23 +219,17 @@ write_kernel_env() {	# write_kernel_env KVER
 	# CPU's feature bits sees pgtable_l5_enabled() false, so KASAN takes
 	# every direct-map address for a wild one and reports in a loop
 	# that never lets boot go on (seen on a loaded host; docs/kernels.md).
-	if [[ -n $patches ]]; then
-		# No detectors: Debian's speed and memory, 7.x single-threaded
-		# TCG as for its packaged kernel (docs/kernels.md).
-		printf '%s=%q\n' RCVFIX_VMLINUZ "$real/out/arch/x86/boot/bzImage" \
-			RCVFIX_MODDIR "$real/root/lib/modules/$k" \
-			RCVFIX_KDIR "$real/out" \
-			> "$RCVFIX_BUILD/$k/kernel.env"
-	else
-		printf '%s=%q\n' RCVFIX_VMLINUZ "$real/out/arch/x86/boot/bzImage" \
-			RCVFIX_MODDIR "$real/root/lib/modules/$k" \
-			RCVFIX_KDIR "$real/out" \
-			RCVFIX_TIMEOUT_SCALE 4 \
-			RCVFIX_GUEST_MEM 2048 \
-			RCVFIX_KERNEL_APPEND "panic_on_warn=0 kasan_multi_shot kfence.sample_interval=10 no5lvl" \
-			RCVFIX_DEBUG_KERNEL 1 \
-			> "$RCVFIX_BUILD/$k/kernel.env"
-	fi
+	# With patches, no detectors: Debian's speed and memory, 7.x
+	# single-threaded TCG as for its packaged kernel (docs/kernels.md).
+	local detected=()
+	[[ -n $patches ]] || detected=(RCVFIX_TIMEOUT_SCALE 4
+		RCVFIX_GUEST_MEM 2048
+		RCVFIX_KERNEL_APPEND "panic_on_warn=0 kasan_multi_shot kfence.sample_interval=10 no5lvl"
+		RCVFIX_DEBUG_KERNEL 1)
+	printf '%s=%q\n' RCVFIX_VMLINUZ "$real/out/arch/x86/boot/bzImage" \
+		RCVFIX_MODDIR "$real/root/lib/modules/$k" \
+		RCVFIX_KDIR "$real/out" \
+		"${detected[@]}" > "$RCVFIX_BUILD/$k/kernel.env"
 	# bpftrace finds the kernel's headers through the modules' source
 	# link, which modules_install no longer makes on 6.12 (only build).
 	[[ -e $real/root/lib/modules/$k/source ]] ||

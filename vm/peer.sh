@@ -12,14 +12,18 @@
 # Usage: peer.sh line KVER      the line of a kernel release: 6.1, 6.12, 7.3
 #        peer.sh build LINE...  build (or reuse) build/peer/LINE
 #        peer.sh deps LINE...   the host packages a build needs
+#        peer.sh compile SRC    build the C programs of an unpacked source
+#                               in place (vm/upstream.sh: a patched one)
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-usage() { die "usage: peer.sh line KVER | build LINE... | deps LINE..."; }
+usage() { die "usage: peer.sh line KVER | build LINE... | deps LINE... | compile SRC"; }
 
-# The selftests' C programs and what the scripts source.
-programs=(mptcp_connect mptcp_sockopt mptcp_inq mptcp_diag pm_nl_ctl)
+# The selftests' C programs (mptcp_rcvlowat: our series' own, in a source
+# patched with upstream/) and what the scripts source.
+programs=(mptcp_connect mptcp_sockopt mptcp_inq mptcp_diag pm_nl_ctl
+	mptcp_rcvlowat)
 # (net/: mptcp/, lib.sh, net_helper.sh and 7.x's lib/sh, as each line has them).
 members=(tools/testing/selftests/net tools/testing/selftests/kselftest.h
 	tools/include include/uapi/linux)
@@ -49,8 +53,27 @@ src_version() {
 	fi
 }
 
+# compile_programs SRC: the selftests' C programs that SRC has, built in
+# place (SRC/tools/testing/selftests/net/mptcp, a log per program beside
+# it) against SRC's uapi MPTCP headers, ahead of the host's older ones,
+# and tools/include; prints their names. Also for a patched source
+# (vm/upstream.sh).
+compile_programs() {
+	local src=$1 dir=$1/tools/testing/selftests/net/mptcp uapi=$1/.selftest-uapi p built=()
+	mkdir -p "$uapi/linux"
+	cp "$src"/include/uapi/linux/mptcp*.h "$uapi/linux/"
+	for p in "${programs[@]}"; do
+		[[ -f $dir/$p.c ]] || continue	# mptcp_diag: 6.14 and later
+		gcc -Wall -O2 -g -I"$uapi" -I"$src/tools/include" \
+			-o "$dir/$p" "$dir/$p.c" > "$dir/$p.log" 2>&1 ||
+			die "cannot build $p: see $dir/$p.log"
+		built+=("$p")
+	done
+	echo "${built[*]}"
+}
+
 build_line() {
-	local line=$1 top=$RCVFIX_BUILD/peer/$1 tar version dir p built=()
+	local line=$1 top=$RCVFIX_BUILD/peer/$1 tar version built
 	mkdir -p "$top"
 	exec 8> "$top/.lock"
 	flock 8
@@ -70,19 +93,9 @@ build_line() {
 	tar -xJf "$tar" -C "$top/src" --strip-components=1 \
 		"${members[@]/#/linux-source-$line/}" ||
 		die "cannot unpack the selftests from $tar"
-	# The source's uapi MPTCP headers, ahead of the host's older ones.
-	mkdir -p "$top/uapi/linux"
-	cp "$top"/src/include/uapi/linux/mptcp*.h "$top/uapi/linux/"
-	dir=$top/src/tools/testing/selftests/net/mptcp
-	for p in "${programs[@]}"; do
-		[[ -f $dir/$p.c ]] || continue	# mptcp_diag: 6.14 and later
-		gcc -Wall -O2 -g -I"$top/uapi" -I"$top/src/tools/include" \
-			-o "$dir/$p" "$dir/$p.c" > "$top/$p.log" 2>&1 ||
-			die "cannot build $line's $p: see $top/$p.log"
-		built+=("$p")
-	done
+	built=$(compile_programs "$top/src")
 	echo "$version" > "$top/stamp"
-	msg "MPTCP selftests of $line built in $dir: ${built[*]}"
+	msg "MPTCP selftests of $line built in $top/src: $built"
 }
 
 [[ $# -ge 2 ]] || usage
@@ -94,6 +107,10 @@ line)
 build)
 	shift
 	for l in "$@"; do build_line "$l"; done
+	;;
+compile)
+	[[ $# -eq 2 ]] || usage
+	compile_programs "$2"
 	;;
 deps)
 	shift

@@ -43,8 +43,12 @@ src_tar() {	# src_tar LINE: Debian's source tarball of LINE
 }
 
 check() {
-	local dir line tar src p fails=0
+	local dir line tar src p fails=0 series
 	for dir in "$series_root"/*/*/; do
+		series=()	# the patches, without the cover letter
+		for p in "$dir"[0-9]*.patch; do
+			[[ $(basename "$p") == 0000-* ]] || series+=("$p")
+		done
 		line=$(basename "$dir")
 		tar=$(src_tar "$line")
 		[[ $line != 7.3 ]] ||
@@ -53,8 +57,7 @@ check() {
 		src=$RCVFIX_BUILD/upstream-check/$line
 		rm -rf "$src" && mkdir -p "$src"
 		tar -xJf "$tar" -C "$src" --strip-components=1
-		for p in "$dir"[0-9]*.patch; do
-			[[ $(basename "$p") == 0000-* ]] && continue
+		for p in "${series[@]}"; do
 			if patch -d "$src" -p1 --quiet --forward < "$p"; then
 				echo "ok - ${p#"$series_root"/} applies to $(basename "$tar")"
 			else
@@ -62,10 +65,8 @@ check() {
 				fails=$((fails + 1))
 			fi
 		done
-		# shellcheck disable=SC2046 # one word per patch
 		if (cd "$src" && perl scripts/checkpatch.pl --strict --no-tree \
-			--ignore UNKNOWN_COMMIT_ID,FILE_PATH_CHANGES \
-			$(ls "$dir"[0-9]*.patch | grep -v /0000-)); then
+			--ignore UNKNOWN_COMMIT_ID,FILE_PATH_CHANGES "${series[@]}"); then
 			echo "ok - checkpatch --strict: ${dir#"$series_root"/}"
 		else
 			echo "not ok - checkpatch --strict: ${dir#"$series_root"/}"
@@ -75,27 +76,15 @@ check() {
 	((fails == 0))
 }
 
-# The selftests' programs: what the three scripts and the series run.
-programs=(mptcp_connect mptcp_sockopt mptcp_inq mptcp_diag pm_nl_ctl
-	mptcp_rcvlowat)
 # The kernel's own MPTCP selftests run on both kernels (the issue's three).
 scripts=(mptcp_connect.sh mptcp_sockopt.sh simult_flows.sh)
 
-build() {	# build SRC
-	local src=$1 dir uapi p
-	dir=$src/tools/testing/selftests/net/mptcp
-	[[ -f $dir/mptcp_rcvlowat.c ]] || die "$src: no series applied (no mptcp_rcvlowat.c)"
-	# The source's uapi MPTCP headers, ahead of the host's older ones.
-	uapi=$src/.selftest-uapi
-	mkdir -p "$uapi/linux"
-	cp "$src"/include/uapi/linux/mptcp*.h "$uapi/linux/"
-	for p in "${programs[@]}"; do
-		[[ -f $dir/$p.c ]] || continue	# mptcp_diag: 6.14 and later
-		gcc -Wall -O2 -I"$uapi" -I"$src/tools/include" -o "$dir/$p" \
-			"$dir/$p.c" > "$dir/$p.log" 2>&1 ||
-			{ cat "$dir/$p.log" >&2; die "cannot build $p in $dir"; }
-	done
-	msg "MPTCP selftests built in $dir"
+build() {	# build SRC: as test 45's programs are (vm/peer.sh)
+	local src=$1 built
+	[[ -f $src/tools/testing/selftests/net/mptcp/mptcp_rcvlowat.c ]] ||
+		die "$src: no series applied (no mptcp_rcvlowat.c)"
+	built=$("$HARNESS/peer.sh" compile "$src")
+	msg "MPTCP selftests built in $src: $built"
 }
 
 boot() {	# boot MODE KVER SRC LOG
@@ -203,22 +192,16 @@ series_selftest() {
 # net/ selftests on tmpfs; each subtest printed as "#R MODE SCRIPT STATUS
 # NAME" for compare, the log's tail as comments.
 kernel_selftests() {
-	local mode=$1 src=$2 work p rc m
-	# shellcheck source-path=SCRIPTDIR source=../tests/guest/selftest-results.sh
-	source "$RCVFIX_REPO/tests/guest/selftest-results.sh"
-	for m in veth sch_netem sch_tbf sch_htb inet_diag tcp_diag mptcp_diag \
-		nf_tables nft_tproxy nft_socket nft_compat xt_socket xt_TPROXY \
-		xt_mark xt_connmark nf_conntrack; do
-		modprobe -q "$m" 2> /dev/null || echo "# no module $m"
-	done
+	local mode=$1 src=$2 work p rc
+	# shellcheck source-path=SCRIPTDIR source=../tests/guest/mptcp-selftests-lib.sh
+	source "$RCVFIX_REPO/tests/guest/mptcp-selftests-lib.sh"
+	load_selftest_modules
 	work=$(mktemp -d /tmp/upstream-selftests.XXXXXX)
 	cp -a "$src/tools/testing/selftests/net" "$work/net"
 	for p in "${scripts[@]}"; do
 		local args=()
-		# as test 45 runs it: 1 MB files, IPv4, netem loss and
-		# reordering, GSO off (minutes under emulation)
-		[[ $p == mptcp_connect.sh ]] &&
-			args=(-4 -f 1048576 -d 10 -l 0.1% -r "25% 50%" -e gso)
+		# as test 45 runs it (without rcvfix's -R)
+		[[ $p == mptcp_connect.sh ]] && args=("${selftest_connect_args[@]}")
 		rc=0
 		(cd "$work/net/mptcp" && timeout -k 10 1800 "./$p" "${args[@]}") \
 			> "$work/$p.log" 2>&1 < /dev/null || rc=$?

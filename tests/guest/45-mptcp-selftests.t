@@ -39,19 +39,13 @@ cp -a "$built/src/tools/testing/selftests/net" "$work/net" ||
 dir=$work/net/mptcp
 echo "# MPTCP selftests of linux-source-$line $(< "$built/stamp")"
 
-# What the scripts expect loaded: modprobe cannot autoload from the
-# read-only root here. A module the kernel lacks fails its subtests in both
-# runs alike.
-for m in veth sch_netem sch_tbf sch_htb inet_diag tcp_diag mptcp_diag \
-	nf_tables nft_tproxy nft_socket nft_compat xt_socket xt_TPROXY \
-	xt_mark xt_connmark nf_conntrack; do
-	modprobe -q "$m" 2> /dev/null || echo "# no module $m"
-done
+# The modules the scripts load, results() for their logs and
+# mptcp_connect.sh's options (mptcp-selftests-lib.sh).
+# shellcheck source-path=SCRIPTDIR source=mptcp-selftests-lib.sh
+source "$RCVFIX_REPO/tests/guest/mptcp-selftests-lib.sh"
+load_selftest_modules
 rmem1=$(awk '{ print $2 }' /proc/sys/net/ipv4/tcp_rmem)
-# mptcp_connect.sh as issue 50 found it losing a byte: 1 MB files (3 MB a
-# connection in the full-disconnect group), IPv4, netem loss and
-# reordering, GSO off: its whole run in minutes under emulation.
-connect_args=(-4 -R "$rmem1" -f 1048576 -d 10 -l 0.1% -r "25% 50%" -e gso)
+connect_args=(-R "$rmem1" "${selftest_connect_args[@]}")
 
 # disconnect_only N: a copy of mptcp_connect.sh whose main part is the
 # full-disconnect group alone (its setup kept: namespaces, netem).
@@ -63,10 +57,6 @@ disconnect_only() {
 		chmod +x "$dir/disconnect_only.sh" &&
 		grep -q '^run_tests_disconnect$' "$dir/disconnect_only.sh"
 }
-
-# results LOG: one "STATUS<TAB>NAME" line per subtest (selftest-results.sh).
-# shellcheck source-path=SCRIPTDIR source=selftest-results.sh
-source "$RCVFIX_REPO/tests/guest/selftest-results.sh"
 
 # run_script MODE NAME CMD...: run one script, its log shown as comments,
 # its results in $work/MODE/NAME (and its exit status in NAME.rc).
