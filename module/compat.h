@@ -101,6 +101,30 @@
 #endif
 
 /*
+ * rcvfix_fregs_set_arg1(fregs, val): the function entered through ftrace
+ * gets @val as its second argument. ftrace's trampolines load the argument
+ * registers back from the saved ones once the callbacks have run (x86's
+ * restore_mcount_regs, arm64's ftrace_caller), so the function's own code
+ * runs with it: nothing is called. The kernel has no accessor for it; the
+ * saved registers are pt_regs on x86 (inside struct ftrace_regs since 5.11,
+ * behind arch_ftrace_regs() since 6.12) and an array on arm64.
+ */
+#ifdef RCVFIX_HAVE_ARCH_FTRACE_REGS
+#define rcvfix_fregs_saved(fregs) arch_ftrace_regs(fregs)
+#else
+#define rcvfix_fregs_saved(fregs) (fregs)
+#endif
+#if defined(CONFIG_X86_64) && defined(RCVFIX_HAVE_FTRACE_REGS)
+#define rcvfix_fregs_set_arg1(fregs, val) \
+	(rcvfix_fregs_saved(fregs)->regs.si = (val))
+#elif defined(CONFIG_X86_64)
+#define rcvfix_fregs_set_arg1(fregs, val) ((fregs)->si = (val))
+#elif defined(CONFIG_ARM64)
+#define rcvfix_fregs_set_arg1(fregs, val) \
+	(rcvfix_fregs_saved(fregs)->regs[1] = (val))
+#endif
+
+/*
  * Linux 7.1 made __sock_set_rcvbuf() end with the protocol's set_rcvbuf
  * operation (TCP: tcp_set_rcvbuf() makes the window clamp follow the new
  * buffer). Before, there is no such operation: NULL, so nothing is called.

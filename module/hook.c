@@ -27,15 +27,14 @@
 #include <linux/rcupdate.h>
 #include <linux/rcupdate_wait.h>
 #include <linux/sched.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
-#ifdef CONFIG_X86_KERNEL_IBT
-#include <asm/cpufeature.h>
-#endif
 #include <linux/uaccess.h>
 
 #include "hook.h"
+#include "status_keys.h"
 
 atomic_t rcvfix_hook_inflight = ATOMIC_INIT(0);
 
@@ -104,34 +103,72 @@ static int rcvfix_hook_find_copy(struct rcvfix_hook *hook)
 }
 
 /*
- * Can a replacement call @hook->func through a pointer? With x86's
- * indirect branch tracking (CONFIG_X86_KERNEL_IBT: Debian's 6.12 and 7.x)
- * an indirect call must land on an ENDBR64, and at boot the kernel seals
- * (overwrites) that of every function whose address it never takes, such
- * as mptcp_data_ready() and mptcp_update_rcv_data_fin(): a call through a
- * pointer traps there (#CP) where the CPU enforces IBT. The seal is
- * written whatever the CPU: it is logged; the hook is refused (-EPERM)
- * only where IBT is on, and its part of the fix is left to the kernel.
+ * The kernel functions rcvfix calls through a pointer, and what their
+ * first instruction said: for the load log and /proc/net/rcvfix
+ * ("indirect_calls"). Written at load only, before the proc files exist.
  */
-static int rcvfix_hook_callable(const struct rcvfix_hook *hook)
+static struct {
+	const char *name;
+	const char *verdict;
+} rcvfix_hook_callees[8];
+static unsigned int rcvfix_hook_nr_callees;
+
+static void rcvfix_hook_record_callee(const char *name, const char *verdict)
+{
+	if (rcvfix_hook_nr_callees < ARRAY_SIZE(rcvfix_hook_callees)) {
+		rcvfix_hook_callees[rcvfix_hook_nr_callees].name = name;
+		rcvfix_hook_callees[rcvfix_hook_nr_callees++].verdict = verdict;
+	}
+}
+
+/**
+ * rcvfix_hook_check_callee - may rcvfix call @name, at @entry, through a pointer?
+ * @name: the function, for the log and the status
+ * @entry: its first byte
+ *
+ * With x86's indirect branch tracking (CONFIG_X86_KERNEL_IBT: Debian's
+ * 6.12 and 7.x) an indirect call must land on an ENDBR64, and at boot the
+ * kernel seals (overwrites) that of every function whose address it never
+ * takes, whatever the CPU: a call through a pointer traps there (#CP)
+ * where the CPU enforces IBT (Intel since Tiger Lake and Sapphire
+ * Rapids). A sealed entry is refused (-ENOEXEC) on every CPU, so that rcvfix
+ * does the same everywhere and the refusal is what the tests run.
+ * Recorded for the status either way.
+ */
+int rcvfix_hook_check_callee(const char *name, unsigned long entry)
 {
 #ifdef CONFIG_X86_KERNEL_IBT
 	const u32 endbr64 = 0xfa1e0ff3;	/* f3 0f 1e fa */
 	u32 insn;
 
-	if (get_kernel_nofault(insn, (u32 *)hook->func))
+	if (get_kernel_nofault(insn, (u32 *)entry)) {
+		rcvfix_hook_record_callee(name, "unreadable");
 		return -EFAULT;
-	if (insn == endbr64)
-		return 0;
-	if (cpu_feature_enabled(X86_FEATURE_IBT)) {
-		pr_info("%s: its entry is sealed (no ENDBR) and this CPU enforces IBT: rcvfix cannot call it\n",
-			hook->name);
-		return -EPERM;
 	}
-	pr_info("%s: its entry is sealed (no ENDBR): called only while IBT is off\n",
-		hook->name);
+	if (insn != endbr64) {
+		pr_info("%s: its entry is sealed (no ENDBR64: the kernel never takes its address), and a call through a pointer traps there on a CPU that enforces IBT: not used\n",
+			name);
+		rcvfix_hook_record_callee(name, "sealed");
+		return -ENOEXEC;
+	}
+	rcvfix_hook_record_callee(name, "endbr64");
+#else
+	rcvfix_hook_record_callee(name, "no-ibt");
 #endif
 	return 0;
+}
+
+/* "indirect_calls NAME:endbr64,..." (no-ibt where the kernel has no IBT) */
+void rcvfix_hook_show_callees(struct seq_file *m)
+{
+	unsigned int i;
+
+	seq_puts(m, RCVFIX_KEY_INDIRECT_CALLS " ");
+	for (i = 0; i < rcvfix_hook_nr_callees; i++)
+		seq_printf(m, "%s%s:%s", i ? "," : "",
+			   rcvfix_hook_callees[i].name,
+			   rcvfix_hook_callees[i].verdict);
+	seq_puts(m, i ? "\n" : "none\n");
 }
 
 /*
@@ -157,7 +194,7 @@ int rcvfix_hook_find_entry(struct rcvfix_hook *hook)
 	if (kstrtoul(plus + 1, 16, &off) || off > hook->addr)
 		return -ENOENT;
 	hook->func = hook->addr - off;
-	return rcvfix_hook_callable(hook);
+	return rcvfix_hook_check_callee(hook->name, hook->func);
 }
 
 /**
@@ -199,6 +236,33 @@ int rcvfix_hook_symbol_range(const char *name, unsigned long *start,
 	return 0;
 }
 
+/*
+ * refuse_hooks=NAME[,NAME...]: a switch for tests. rcvfix acts at load as
+ * on a host that refuses those hooks (a CPU enforcing IBT, where the entry
+ * is sealed; a kernel without the function): each one named is refused
+ * (-EPERM) and rcvfix does without it, exactly as it would there.
+ */
+static char *rcvfix_refuse_hooks;
+module_param_named(refuse_hooks, rcvfix_refuse_hooks, charp, 0444);
+MODULE_PARM_DESC(refuse_hooks,
+		 "For tests: hooks (kernel function names, comma-separated) to refuse at load, as a host that cannot use them would");
+
+/* Is @name in refuse_hooks= (see above)? */
+static bool rcvfix_hook_refused(const char *name)
+{
+	const char *p = rcvfix_refuse_hooks;
+	size_t len = strlen(name);
+
+	while (p && *p) {
+		if (!strncmp(p, name, len) && (p[len] == ',' || !p[len]))
+			return true;
+		p = strchr(p, ',');
+		if (p)
+			p++;
+	}
+	return false;
+}
+
 /**
  * rcvfix_hook_resolve - find the ftrace location of hook->name
  * @hook: the hook to resolve
@@ -212,7 +276,8 @@ int rcvfix_hook_symbol_range(const char *name, unsigned long *start,
  * that exists but that ftrace cannot attach to (notrace, no fentry site),
  * and -ENOTUNIQ where a redirected function has a traceable copy that some
  * callers would reach instead (rcvfix_hook_find_copy()), so that both are
- * found at load, not at the first enable.
+ * found at load, not at the first enable; -EPERM for one refuse_hooks=
+ * names.
  */
 int rcvfix_hook_resolve(struct rcvfix_hook *hook)
 {
@@ -222,6 +287,11 @@ int rcvfix_hook_resolve(struct rcvfix_hook *hook)
 	};
 	int ret;
 
+	if (rcvfix_hook_refused(hook->name)) {
+		pr_info("%s: refused by refuse_hooks= (a test switch)\n",
+			hook->name);
+		return -EPERM;
+	}
 	ret = register_kprobe(&kp);
 	if (ret)
 		return ret;

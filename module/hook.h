@@ -13,6 +13,7 @@
 #include <linux/atomic.h>
 #include <linux/ftrace.h>
 #include <linux/module.h>
+#include <linux/seq_file.h>
 #include <linux/types.h>
 
 struct rcvfix_hook {
@@ -30,6 +31,8 @@ struct rcvfix_hook {
 
 int rcvfix_hook_resolve(struct rcvfix_hook *hook);
 int rcvfix_hook_find_entry(struct rcvfix_hook *hook);
+int rcvfix_hook_check_callee(const char *name, unsigned long entry);
+void rcvfix_hook_show_callees(struct seq_file *m);
 int rcvfix_hook_symbol_range(const char *name, unsigned long *start,
 			     unsigned long *end);
 int rcvfix_hooks_arm(struct rcvfix_hook *const *hooks, unsigned int n,

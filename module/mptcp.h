@@ -12,8 +12,6 @@
 #define RCVFIX_MPTCP_CONNECT "subflow_finish_connect"
 /* Where a listener's subflow takes it (6.5+; absent from 6.1). */
 #define RCVFIX_MPTCP_LISTEN "__inet_listen_sk"
-/* Where MPTCP's data reaches the msk (the SO_RCVLOWAT fix: mptcp_lowat.c) */
-#define RCVFIX_MPTCP_DATA_READY "mptcp_data_ready"
 
 bool rcvfix_mptcp_rcvbuf_init(void);
 void rcvfix_mptcp_rcvbuf_unavailable(const char *why);

@@ -31,14 +31,25 @@
  * subflow's receive queue empty; 7.x too, at the end of its last mapping.
  *
  * Where the fix is on, rcvfix places that DATA_FIN where 7.x does: after
- * the data still queued on the subflow, at the peer's FIN.
- * mptcp_update_rcv_data_fin() is redirected only when subflow_state_change()
- * calls it (its return address lies in that function) while the subflow
- * has data queued; its other callers (the DSS of an msk that did not fall
- * back, 7.x's subflow_sched_work_if_closed() with an empty queue) run the
+ * the data still queued on the subflow, at the peer's FIN. Its entry
+ * callback at mptcp_update_rcv_data_fin() moves the sequence number the
+ * kernel passes (the function's second argument) past that data, and the
+ * kernel's own function runs with it: nothing is redirected and nothing
+ * called. (Calling it from here would be an indirect call into a function
+ * the kernel calls only directly; on x86 kernels built with IBT, Debian's
+ * 6.12 and 7.x, its entry is sealed and such a call traps on CPUs that
+ * enforce IBT.) Only when subflow_state_change() calls it (its return
+ * address lies in that function) while the subflow has data queued; its
+ * other callers (the DSS of an msk that did not fall back, 6.1's and
+ * 7.x's subflow_sched_work_if_closed() with an empty queue) get the
  * kernel's code, and so does every call in a disabled namespace. The
  * caller holds the subflow's lock (its receive path), under which alone
  * data leaves the subflow for the msk.
+ *
+ * Where subflow_state_change() calls mptcp_update_rcv_data_fin() itself
+ * (6.12's shape; rcvfix_mptcp_datafin_needed() reads its code), the
+ * SO_RCVBUF rule needs this part: without it MPTCP sockets keep stock's
+ * locking SO_RCVBUF (targets.c).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -56,10 +67,6 @@
 static unsigned long rcvfix_state_change_start, rcvfix_state_change_end;
 /* Where the msk's ack_seq is, from BTF. */
 static u32 rcvfix_datafin_ack_seq;
-
-/* The kernel's mptcp_update_rcv_data_fin(), which the replacement calls. */
-static bool (*rcvfix_update_rcv_data_fin)(struct sock *msk, u64 seq,
-					  bool use_64bit);
 
 /**
  * rcvfix_mptcp_datafin_init - can rcvfix tell the dummy DATA_FIN's call?
@@ -92,10 +99,68 @@ bool rcvfix_mptcp_datafin_init(void)
 	return true;
 }
 
-/* The hook is resolved, with the entry of the function it redirects. */
-void rcvfix_mptcp_datafin_hooked(const struct rcvfix_hook *hook)
+/*
+ * Does the code between @start and @end call (or jump to) @target or
+ * @fentry (its ftrace location, past an ENDBR64)? Read instruction by
+ * instruction where they have one size (arm64's BL/B), byte by byte on
+ * x86 (CALL/JMP rel32): a stray match can only say "calls".
+ */
+static bool rcvfix_code_calls(unsigned long start, unsigned long end,
+			      unsigned long target, unsigned long fentry)
 {
-	rcvfix_update_rcv_data_fin = (void *)hook->func;
+	unsigned long pc, to;
+
+#if defined(CONFIG_X86_64)
+	for (pc = start; pc + 5 <= end; pc++) {
+		u8 op;
+		s32 rel;
+
+		if (get_kernel_nofault(op, (u8 *)pc) ||
+		    (op != 0xe8 && op != 0xe9) ||
+		    get_kernel_nofault(rel, (s32 *)(pc + 1)))
+			continue;
+		to = pc + 5 + rel;
+		if (to == target || to == fentry)
+			return true;
+	}
+	return false;
+#elif defined(CONFIG_ARM64)
+	for (pc = start; pc + 4 <= end; pc += 4) {
+		u32 insn;
+
+		if (get_kernel_nofault(insn, (u32 *)pc) ||
+		    (insn & 0x7c000000) != 0x14000000)	/* B or BL */
+			continue;
+		to = pc + ((s64)((u64)(insn & 0x03ffffff) << 38) >> 36);
+		if (to == target || to == fentry)
+			return true;
+	}
+	return false;
+#else
+	return true;	/* cannot tell: as if it did */
+#endif
+}
+
+/**
+ * rcvfix_mptcp_datafin_needed - does this kernel need the DATA_FIN part?
+ * @hook: mptcp_update_rcv_data_fin's hook, resolved or not
+ *
+ * Yes where subflow_state_change() calls mptcp_update_rcv_data_fin()
+ * (6.12: with data still queued on the subflow), or where rcvfix cannot
+ * tell. 6.1 and 7.x call it from subflow_sched_work_if_closed() after
+ * checking that the queue is empty; where the compiler inlined that into
+ * subflow_state_change(), the answer is yes too, which costs nothing
+ * where the hook arms.
+ */
+bool rcvfix_mptcp_datafin_needed(struct rcvfix_hook *hook)
+{
+	unsigned long start, end, fstart, fend;
+
+	if (rcvfix_hook_symbol_range(RCVFIX_MPTCP_STATE_CHANGE, &start, &end))
+		return false;	/* no subflows: no fallback to close */
+	if (rcvfix_hook_symbol_range(hook->name, &fstart, &fend))
+		return true;
+	return rcvfix_code_calls(start, end, fstart, fstart + 4);
 }
 
 /*
@@ -121,24 +186,12 @@ static u32 rcvfix_subflow_queued(struct sock *ssk)
 	return queued;
 }
 
-static bool rcvfix_mptcp_update_rcv_data_fin(struct sock *msk, u64 seq,
-					     bool use_64bit)
-{
-	struct sock *ssk = rcvfix_msk_first(msk);
-	bool ret;
-
-	if (ssk)
-		seq += rcvfix_subflow_queued(ssk);
-	ret = rcvfix_update_rcv_data_fin(msk, seq, use_64bit);
-	rcvfix_hook_done();
-	return ret;
-}
-
 /*
- * mptcp_update_rcv_data_fin(msk, data_fin_seq, use_64bit): redirected
- * for subflow_state_change()'s dummy DATA_FIN, in an enabled namespace,
- * while the msk's first subflow (the one whose receive side closed: the
- * kernel checks msk->first == sk) has data queued.
+ * mptcp_update_rcv_data_fin(msk, data_fin_seq, use_64bit): for
+ * subflow_state_change()'s dummy DATA_FIN, in an enabled namespace, while
+ * the msk's first subflow (the one whose receive side closed: the kernel
+ * checks msk->first == sk) has data queued, the sequence number moves past
+ * that data; the kernel's function then runs with it.
  */
 void notrace rcvfix_mptcp_datafin_entry(unsigned long ip,
 					unsigned long parent_ip,
@@ -162,5 +215,5 @@ void notrace rcvfix_mptcp_datafin_entry(unsigned long ip,
 	ssk = rcvfix_msk_first(msk);
 	if (!ssk || skb_queue_empty_lockless(&ssk->sk_receive_queue))
 		return;
-	rcvfix_hook_redirect(fregs, rcvfix_mptcp_update_rcv_data_fin);
+	rcvfix_fregs_set_arg1(fregs, seq + rcvfix_subflow_queued(ssk));
 }

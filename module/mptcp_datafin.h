@@ -8,13 +8,11 @@
 
 /* Where an msk's DATA_FIN is recorded (net/mptcp/options.c). */
 #define RCVFIX_MPTCP_DATA_FIN "mptcp_update_rcv_data_fin"
-/* Its caller for a fallen-back msk's "dummy" DATA_FIN (6.12). */
-#define RCVFIX_MPTCP_STATE_CHANGE "subflow_state_change"
 
 struct rcvfix_hook;
 
 bool rcvfix_mptcp_datafin_init(void);
-void rcvfix_mptcp_datafin_hooked(const struct rcvfix_hook *hook);
+bool rcvfix_mptcp_datafin_needed(struct rcvfix_hook *hook);
 void rcvfix_mptcp_datafin_entry(unsigned long ip, unsigned long parent_ip,
 				struct ftrace_ops *ops,
 				struct ftrace_regs *fregs);

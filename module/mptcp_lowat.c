@@ -13,10 +13,10 @@
  *  - before Linux 6.7 (Debian 12's 6.1), mptcp_data_ready() wakes the
  *    reader whenever in-sequence data reaches the msk and mptcp_poll()
  *    reports EPOLLIN on any byte: a paced sender wakes an SO_RCVLOWAT
- *    reader per packet. rcvfix filters: while the kernel's
- *    mptcp_data_ready() runs, the msk's sk_data_ready (sock_def_readable())
- *    is swapped for rcvfix_mptcp_readable(), which wakes only a ready
- *    msk; mptcp_poll()'s EPOLLIN is taken back while it is not ready; and
+ *    reader per packet. rcvfix filters: while the kernel's receive path
+ *    of a subflow runs (below), the msk's sk_data_ready
+ *    (sock_def_readable()) is swapped for rcvfix_mptcp_readable(), which
+ *    wakes only a ready msk; mptcp_poll()'s EPOLLIN is taken back while it is not ready; and
  *    setsockopt(SO_RCVLOWAT) does what TCP's tcp_set_rcvlowat() does (caps
  *    the mark at half the buffer's limit, wakes a ready reader, grows an
  *    unlocked buffer to twice the mark).
@@ -24,9 +24,25 @@
  *    mptcp_epollin_ready(): the mark reached, or memory pressure, and
  *    nothing else. A reader whose buffer cannot hold its mark is never
  *    woken, where TCP in the same state is. rcvfix adds TCP's net: after
- *    the kernel's mptcp_data_ready() and mptcp_set_rcvlowat(), a reader
- *    that is ready by the net alone is woken, and mptcp_poll() reports it
- *    readable ("native+rcvfix"). The kernel's own wakeups stay as they are.
+ *    the kernel's receive path of a subflow and mptcp_set_rcvlowat(), a
+ *    reader that is ready by the net alone is woken, and mptcp_poll()
+ *    reports it readable ("native+rcvfix"). The kernel's own wakeups stay
+ *    as they are.
+ * The receive path: the kernel calls mptcp_data_ready() only from a
+ * subflow's sk_data_ready and sk_state_change, subflow_data_ready() and
+ * subflow_state_change() (net/mptcp/subflow.c, 6.1 to 7.3), and rcvfix
+ * wraps those two, not mptcp_data_ready() itself: a wrapper calls the
+ * function it wraps through a pointer, and on x86 kernels built with IBT
+ * (Debian's 6.12 and 7.x) only a function whose address the kernel takes
+ * keeps the ENDBR64 such a call must land on; mptcp_data_ready() is called
+ * only directly, and its entry is sealed. The wrappers add to the kernel's
+ * path only what it does around mptcp_data_ready(): whether the subflow
+ * had data (mptcp_subflow_data_available()) and, in sk_state_change,
+ * __subflow_state_change()'s wakeup of the subflow's own waiters and the
+ * scheduling of the msk's worker; none of those calls the msk's
+ * sk_data_ready, and a socket error or shutdown always wakes. On 6.7+ the
+ * net is also tested after a call that moved no data: it wakes only a
+ * reader that is ready by it, as poll reports it.
  * Only in a namespace with the fix on; shutdown and a socket error always
  * wake. An msk owned by another task (a second thread sending, the
  * kernel's worker) is decided from what can be read without its owner:
@@ -140,7 +156,8 @@ static bool rcvfix_mptcp_lowat_native;
 /* sock_def_readable(), the msk's sk_data_ready, as the kernel set it. */
 static void (*rcvfix_def_readable)(struct sock *sk);
 /* The kernel's functions, called by their wrappers here. */
-static void (*rcvfix_mptcp_data_ready_fn)(struct sock *sk, struct sock *ssk);
+static void (*rcvfix_subflow_data_ready_fn)(struct sock *ssk);
+static void (*rcvfix_subflow_state_change_fn)(struct sock *ssk);
 static int (*rcvfix_mptcp_set_rcvlowat_fn)(struct sock *sk, int val);
 static __poll_t (*rcvfix_mptcp_poll_fn)(struct file *file,
 					struct socket *sock,
@@ -238,6 +255,9 @@ void rcvfix_mptcp_lowat_detect(void)
 						     RCVFIX_MPTCP_LOWAT_NATIVE;
 	} else if (!rcvfix_is_def_readable(sock->sk->sk_data_ready)) {
 		pr_info("MPTCP lacks the SO_RCVLOWAT wakeup fix and rcvfix leaves it so: its sockets' sk_data_ready is not sock_def_readable\n");
+	} else if (rcvfix_hook_check_callee("sock_def_readable",
+			(unsigned long)sock->sk->sk_data_ready)) {
+		pr_info("MPTCP lacks the SO_RCVLOWAT wakeup fix and rcvfix leaves it so: sock_def_readable cannot take its call\n");
 	} else {
 		rcvfix_def_readable = sock->sk->sk_data_ready;
 		if (rcvfix_mptcp_lowat_layout())
@@ -283,10 +303,12 @@ void rcvfix_mptcp_lowat_unavailable(const char *func, int err)
  * @set_rcvlowat is NULL before 6.7 (rcvfix then sets the option itself).
  */
 void rcvfix_mptcp_lowat_hooked(const struct rcvfix_hook *data_ready,
+			       const struct rcvfix_hook *state_change,
 			       const struct rcvfix_hook *poll,
 			       const struct rcvfix_hook *set_rcvlowat)
 {
-	rcvfix_mptcp_data_ready_fn = (void *)data_ready->func;
+	rcvfix_subflow_data_ready_fn = (void *)data_ready->func;
+	rcvfix_subflow_state_change_fn = (void *)state_change->func;
 	rcvfix_mptcp_poll_fn = (void *)poll->func;
 	if (set_rcvlowat)
 		rcvfix_mptcp_set_rcvlowat_fn = (void *)set_rcvlowat->func;
@@ -487,7 +509,7 @@ static bool rcvfix_mptcp_ready_unlocked(struct sock *msk)
 	return ready;
 }
 
-/* The msk whose mptcp_data_ready() this CPU runs in the wrapper, if any. */
+/* The msk whose subflow's receive path this CPU runs in a wrapper, if any. */
 struct rcvfix_mptcp_filter {
 	struct sock *msk;
 	struct sock *ssk;	/* the subflow it runs for */
@@ -496,9 +518,9 @@ struct rcvfix_mptcp_filter {
 static DEFINE_PER_CPU(struct rcvfix_mptcp_filter, rcvfix_mptcp_filtering);
 
 /*
- * The msk's sk_data_ready while mptcp_data_ready() runs for an SO_RCVLOWAT
- * reader: the kernel calls it there with the data lock held, on the CPU
- * that runs the wrapper. Every other call wakes, as the kernel would: the
+ * The msk's sk_data_ready while a subflow's receive path runs for an
+ * SO_RCVLOWAT reader: mptcp_data_ready() calls it there with the data lock
+ * held, on the CPU that runs the wrapper. Every other call wakes, as the kernel would: the
  * other callers of an msk's sk_data_ready in net/mptcp (6.1: the reader's
  * own recvmsg() through __mptcp_move_skbs(), and mptcp_check_for_eof())
  * may run in that window on another CPU, and with PREEMPT_RT on this one.
@@ -527,14 +549,16 @@ static void rcvfix_mptcp_lowat_pin(void)
 }
 
 /*
- * The kernel runs mptcp_data_ready() in softirq, or in a task processing a
- * subflow's backlog; with bottom halves off it stays on this CPU and
- * nothing else runs it here meanwhile (PREEMPT_RT included: there bottom
- * halves off means a per-CPU lock and no migration).
+ * The kernel runs a subflow's sk_data_ready and sk_state_change in
+ * softirq, or in a task processing the subflow's backlog, with the
+ * subflow locked; with bottom halves off it stays on this CPU and nothing
+ * else runs it here meanwhile (PREEMPT_RT included: there bottom halves
+ * off means a per-CPU lock and no migration).
  */
-static void rcvfix_mptcp_data_ready(struct sock *msk, struct sock *ssk)
+static void rcvfix_mptcp_filter(struct sock *ssk, void (*fn)(struct sock *ssk))
 {
 	void (*def)(struct sock *sk) = rcvfix_def_readable;
+	struct sock *msk = rcvfix_subflow_msk(ssk);
 	bool swapped;
 
 	local_bh_disable();
@@ -542,51 +566,92 @@ static void rcvfix_mptcp_data_ready(struct sock *msk, struct sock *ssk)
 	this_cpu_write(rcvfix_mptcp_filtering.msk, msk);
 	swapped = cmpxchg(&msk->sk_data_ready, def,
 			  rcvfix_mptcp_readable) == def;
-	rcvfix_mptcp_data_ready_fn(msk, ssk);
+	fn(ssk);
 	if (swapped && cmpxchg(&msk->sk_data_ready, rcvfix_mptcp_readable,
 			       def) != rcvfix_mptcp_readable)
 		rcvfix_mptcp_lowat_pin();
 	this_cpu_write(rcvfix_mptcp_filtering.msk, NULL);
 	local_bh_enable();
-	rcvfix_hook_done();
 }
 
 /*
  * 6.7+: the kernel's mptcp_data_ready() wakes a reader whose mark is
  * reached; one that is ready by TCP's net alone is woken here, after it.
  */
-static void rcvfix_mptcp_data_ready_net(struct sock *msk, struct sock *ssk)
+static void rcvfix_mptcp_add_net(struct sock *ssk, void (*fn)(struct sock *ssk))
 {
-	rcvfix_mptcp_data_ready_fn(msk, ssk);
+	struct sock *msk = rcvfix_subflow_msk(ssk);
+
+	fn(ssk);
 	if (rcvfix_mptcp_ready_by_net(msk, ssk, false)) {
 		msk->sk_data_ready(msk);
 		rcvfix_net_count_lowat(sock_net(msk), false);
 	}
+}
+
+/* The subflow's receive path, as the kernel runs it, filtered or with the net. */
+static void rcvfix_mptcp_subflow_event(struct sock *ssk,
+				       void (*fn)(struct sock *ssk))
+{
+	if (rcvfix_mptcp_lowat_native)
+		rcvfix_mptcp_add_net(ssk, fn);
+	else
+		rcvfix_mptcp_filter(ssk, fn);
+}
+
+static void rcvfix_subflow_data_ready(struct sock *ssk)
+{
+	rcvfix_mptcp_subflow_event(ssk, rcvfix_subflow_data_ready_fn);
+	rcvfix_hook_done();
+}
+
+static void rcvfix_subflow_state_change(struct sock *ssk)
+{
+	rcvfix_mptcp_subflow_event(ssk, rcvfix_subflow_state_change_fn);
 	rcvfix_hook_done();
 }
 
 /*
- * The entry callback of mptcp_data_ready(msk, ssk), hooked only where the
- * fix is on: an msk whose reader set a mark (sk_rcvlowat above 1) is sent
- * to the wrapper; every other one pays the callback and one compare
+ * Is this call of a subflow's sk_data_ready or sk_state_change (@fregs
+ * holds its subflow) one for a reader with a mark, in a namespace with the
+ * fix on? Not for a listener's subflow: its sk_data_ready wakes accept().
+ * Every other call pays the callback and three loads, the last compared
  * (docs/benchmarks.md). Another concurrent wrapper on the same msk finds
  * the pointer swapped already and runs the kernel's code as it is: a
  * wakeup at most is spent.
  */
+static __always_inline bool rcvfix_subflow_for_reader(unsigned long parent_ip,
+						      struct ftrace_regs *fregs)
+{
+	struct sock *ssk = (struct sock *)rcvfix_fregs_arg(fregs, 0);
+	struct sock *msk;
+
+	if (inet_sk_state_load(ssk) == TCP_LISTEN)
+		return false;
+	msk = rcvfix_subflow_msk(ssk);
+	return msk && unlikely(READ_ONCE(msk->sk_rcvlowat) > 1) &&
+	       rcvfix_mptcp_lowat_fixing && !rcvfix_hook_from_us(parent_ip) &&
+	       rcvfix_net_enabled(sock_net(msk));
+}
+
+/* subflow_data_ready(ssk), a subflow's sk_data_ready: hooked where the fix is on. */
 void notrace rcvfix_mptcp_lowat_entry_data_ready(unsigned long ip,
 						 unsigned long parent_ip,
 						 struct ftrace_ops *ops,
 						 struct ftrace_regs *fregs)
 {
-	struct sock *msk = (struct sock *)rcvfix_fregs_arg(fregs, 0);
+	if (rcvfix_subflow_for_reader(parent_ip, fregs))
+		rcvfix_hook_redirect(fregs, rcvfix_subflow_data_ready);
+}
 
-	if (likely(READ_ONCE(msk->sk_rcvlowat) <= 1) ||
-	    !rcvfix_mptcp_lowat_fixing || rcvfix_hook_from_us(parent_ip) ||
-	    !rcvfix_net_enabled(sock_net(msk)))
-		return;
-	rcvfix_hook_redirect(fregs, rcvfix_mptcp_lowat_native ?
-				    (void *)rcvfix_mptcp_data_ready_net :
-				    (void *)rcvfix_mptcp_data_ready);
+/* subflow_state_change(ssk), a subflow's sk_state_change: likewise. */
+void notrace rcvfix_mptcp_lowat_entry_state_change(unsigned long ip,
+						   unsigned long parent_ip,
+						   struct ftrace_ops *ops,
+						   struct ftrace_regs *fregs)
+{
+	if (rcvfix_subflow_for_reader(parent_ip, fregs))
+		rcvfix_hook_redirect(fregs, rcvfix_subflow_state_change);
 }
 
 /*

@@ -23,6 +23,7 @@ bool rcvfix_mptcp_lowat_wanted(void);
 bool rcvfix_mptcp_lowat_wants_set_rcvlowat(void);
 void rcvfix_mptcp_lowat_unavailable(const char *func, int err);
 void rcvfix_mptcp_lowat_hooked(const struct rcvfix_hook *data_ready,
+			       const struct rcvfix_hook *state_change,
 			       const struct rcvfix_hook *poll,
 			       const struct rcvfix_hook *set_rcvlowat);
 const char *rcvfix_mptcp_lowat_state(void);
@@ -31,6 +32,10 @@ void rcvfix_mptcp_lowat_entry_data_ready(unsigned long ip,
 					 unsigned long parent_ip,
 					 struct ftrace_ops *ops,
 					 struct ftrace_regs *fregs);
+void rcvfix_mptcp_lowat_entry_state_change(unsigned long ip,
+					   unsigned long parent_ip,
+					   struct ftrace_ops *ops,
+					   struct ftrace_regs *fregs);
 void rcvfix_mptcp_lowat_entry_poll(unsigned long ip, unsigned long parent_ip,
 				   struct ftrace_ops *ops,
 				   struct ftrace_regs *fregs);

@@ -15,7 +15,7 @@
 #include "mptcp_sock.h"
 
 u32 rcvfix_msk_conn_list, rcvfix_msk_first_off;
-u32 rcvfix_subflow_node, rcvfix_subflow_tcp_sock;
+u32 rcvfix_subflow_node, rcvfix_subflow_tcp_sock, rcvfix_subflow_conn;
 
 /* The outcome of the first rcvfix_msk_layout_init(), kept for the other. */
 static int rcvfix_msk_layout_err = 1;	/* 1: not read yet */
@@ -38,6 +38,7 @@ int rcvfix_msk_layout_init(char *why, size_t why_len)
 		{ "mptcp_sock", "first", sizeof(struct sock *) },
 		{ "mptcp_subflow_context", "node", sizeof(struct list_head) },
 		{ "mptcp_subflow_context", "tcp_sock", sizeof(struct sock *) },
+		{ "mptcp_subflow_context", "conn", sizeof(struct sock *) },
 	};
 	int err;
 
@@ -55,6 +56,7 @@ int rcvfix_msk_layout_init(char *why, size_t why_len)
 		rcvfix_msk_first_off = f[2].offset;
 		rcvfix_subflow_node = f[3].offset;
 		rcvfix_subflow_tcp_sock = f[4].offset;
+		rcvfix_subflow_conn = f[5].offset;
 	}
 	rcvfix_msk_layout_err = err;
 out:

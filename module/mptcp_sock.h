@@ -10,12 +10,21 @@
 #include <linux/compiler.h>
 #include <linux/list.h>
 #include <linux/types.h>
+#include <net/inet_connection_sock.h>
 
 struct sock;
 
+/*
+ * A subflow's sk_data_ready and sk_state_change, where MPTCP's data reaches
+ * the msk (the SO_RCVLOWAT fix: mptcp_lowat.c); the second also records a
+ * fallen-back msk's DATA_FIN (mptcp_datafin.c).
+ */
+#define RCVFIX_MPTCP_SUBFLOW_DATA_READY "subflow_data_ready"
+#define RCVFIX_MPTCP_STATE_CHANGE "subflow_state_change"
+
 /* Where the subflows are, set once by rcvfix_msk_layout_init(). */
 extern u32 rcvfix_msk_conn_list, rcvfix_msk_first_off;
-extern u32 rcvfix_subflow_node, rcvfix_subflow_tcp_sock;
+extern u32 rcvfix_subflow_node, rcvfix_subflow_tcp_sock, rcvfix_subflow_conn;
 
 int rcvfix_msk_layout_init(char *why, size_t why_len);
 
@@ -37,6 +46,18 @@ static __always_inline struct sock *rcvfix_subflow_sk(struct list_head *node)
 	void *ctx = (char *)node - rcvfix_subflow_node;
 
 	return *(struct sock **)((char *)ctx + rcvfix_subflow_tcp_sock);
+}
+
+/*
+ * The msk of the subflow @ssk (mptcp_subflow_context.conn): set before the
+ * subflow can receive and kept for its life, so its receive path may read
+ * it (subflow_data_ready() does). @ssk must be an MPTCP subflow.
+ */
+static __always_inline struct sock *rcvfix_subflow_msk(const struct sock *ssk)
+{
+	const void *ctx = (__force const void *)inet_csk(ssk)->icsk_ulp_data;
+
+	return *(struct sock *const *)((const char *)ctx + rcvfix_subflow_conn);
 }
 
 /*

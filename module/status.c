@@ -59,6 +59,7 @@ static int rcvfix_status_show(struct seq_file *m, void *v)
 		rcvfix_targets_show(m);
 		rcvfix_arm_show(m);
 		rcvfix_rcvlowat_show(m);
+		rcvfix_targets_show_parts(m);
 	}
 	rcvfix_netns_show(m, net);
 	return 0;

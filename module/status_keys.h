@@ -43,6 +43,10 @@
 #define RCVFIX_KEY_STEPS_ASIDE		"steps_aside"
 #define RCVFIX_KEY_LAST_ARM_ERROR	"last_arm_error"
 #define RCVFIX_KEY_RCVLOWAT_WAKEUP	"rcvlowat_wakeup"
+#define RCVFIX_KEY_PART_RCVBUF_MPTCP	"rcvbuf_mptcp"
+#define RCVFIX_KEY_PART_DATA_FIN	"mptcp_data_fin"
+#define RCVFIX_KEY_PART_RCVLOWAT_MPTCP	"rcvlowat_mptcp"
+#define RCVFIX_KEY_INDIRECT_CALLS	"indirect_calls"
 #define RCVFIX_KEY_ENABLE		"enable"
 #define RCVFIX_KEY_LOWAT_ADDED		"rcvlowat_wakeups_added"
 #define RCVFIX_KEY_LOWAT_HELD		"rcvlowat_wakeups_held"
@@ -98,6 +102,14 @@ static const struct rcvfix_status_key rcvfix_status_keys[] = {
 	  "ERRNO:FUNCTION:OWNER of the last failed arm, or none" },
 	{ RCVFIX_KEY_RCVLOWAT_WAKEUP, RCVFIX_SCOPE_MODULE, RCVFIX_TYPE_TEXT,
 	  "SO_RCVLOWAT wakeups, tcp:S,mptcp:S; S native|rcvfix|native+rcvfix|kernel|none|unknown" },
+	{ RCVFIX_KEY_PART_RCVBUF_MPTCP, RCVFIX_SCOPE_MODULE, RCVFIX_TYPE_TEXT,
+	  "SO_RCVBUF rule on MPTCP sockets: in-force, none, off:WHY (kernel's lock)" },
+	{ RCVFIX_KEY_PART_DATA_FIN, RCVFIX_SCOPE_MODULE, RCVFIX_TYPE_TEXT,
+	  "Fallen-back MPTCP DATA_FIN after queued data: in-force, not-needed, none, off:WHY" },
+	{ RCVFIX_KEY_PART_RCVLOWAT_MPTCP, RCVFIX_SCOPE_MODULE, RCVFIX_TYPE_TEXT,
+	  "MPTCP SO_RCVLOWAT wakeups as TCP's: in-force, none, off:WHY (kernel's rule)" },
+	{ RCVFIX_KEY_INDIRECT_CALLS, RCVFIX_SCOPE_MODULE, RCVFIX_TYPE_TEXT,
+	  "Kernel functions rcvfix calls through a pointer, NAME:endbr64|no-ibt|sealed, or none" },
 	{ RCVFIX_KEY_ENABLE, RCVFIX_SCOPE_NETNS, RCVFIX_TYPE_GAUGE,
 	  "net.rcvfix.enable of the namespace: 1 fixed, 0 stock behaviour" },
 	{ RCVFIX_KEY_LOWAT_ADDED, RCVFIX_SCOPE_NETNS, RCVFIX_TYPE_COUNTER,

@@ -14,5 +14,6 @@ int rcvfix_targets_init(void);
 struct rcvfix_hook *const *rcvfix_targets_hooks(unsigned int *n);
 const char *rcvfix_targets_names(void);
 void rcvfix_targets_show(struct seq_file *m);
+void rcvfix_targets_show_parts(struct seq_file *m);
 
 #endif /* _RCVFIX_TARGETS_H */

@@ -148,6 +148,7 @@ envfile=$kbuild/run/$slot.env
 		RCVFIX_KMOD "$kbuild/kmod" \
 		RCVFIX_TESTS "${RCVFIX_TESTS:-}" \
 		RCVFIX_PEER "${RCVFIX_PEER:-}" \
+		RCVFIX_LOAD_PARAMS "${RCVFIX_LOAD_PARAMS:-}" \
 		RCVFIX_TEST_TIMEOUT "$test_timeout" \
 		RCVFIX_TIMEOUT_SCALE "$timeout_scale" \
 		RCVFIX_CMD "${cmd:-}" \

@@ -122,7 +122,7 @@ check "ns: root sees the host-wide keys" \
 	grep -q '^armed ' <(ip netns exec "$ns" cat /proc/net/rcvfix)
 check_eq "ns: without CAP_NET_ADMIN, no host-wide key" 0 \
 	"$(ip netns exec "$ns" setpriv --inh-caps=-net_admin --bounding-set=-net_admin \
-		cat /proc/net/rcvfix | grep -cE '^(signature|sig_enforced|strategy|targets|armed|enabled_namespaces|arms|disarms|arm_failures|stepped_aside|stepped_aside_for|steps_aside|last_arm_error|rcvlowat_wakeup) ')"
+		cat /proc/net/rcvfix | grep -cE '^(signature|sig_enforced|strategy|targets|armed|enabled_namespaces|arms|disarms|arm_failures|stepped_aside|stepped_aside_for|steps_aside|last_arm_error|rcvlowat_wakeup|rcvbuf_mptcp|mptcp_data_fin|rcvlowat_mptcp|indirect_calls) ')"
 check "initial namespace: host-wide keys also without CAP_NET_ADMIN" \
 	grep -q '^armed ' <(setpriv --inh-caps=-net_admin --bounding-set=-net_admin cat /proc/net/rcvfix)
 
@@ -300,16 +300,20 @@ for f in subflow_finish_connect __inet_listen_sk; do
 		want_targets+=",$f"
 done
 # A fallen-back MPTCP socket's DATA_FIN after its subflow's data (issue
-# 50): where MPTCP places it from subflow_state_change().
+# 50): where MPTCP places it from subflow_state_change(); then the
+# subflows' sk_data_ready and sk_state_change (the receive path of the
+# SO_RCVLOWAT fix, wrapped there: mptcp_data_ready() is sealed on IBT
+# kernels) and mptcp_poll.
 [[ -z $mptcp ]] || ! grep -qx subflow_state_change <<< "$traceable" ||
 	! grep -qx mptcp_update_rcv_data_fin <<< "$traceable" ||
 	want_targets+=",mptcp_update_rcv_data_fin"
 # Where rcvfix fixes MPTCP's SO_RCVLOWAT wakeups (before 6.7), these two;
 # where it adds TCP's net to the kernel's own rule (6.7+), a third.
 case $(rcvfix_status rcvlowat_wakeup) in
-*mptcp:rcvfix) want_targets+=",mptcp_data_ready,mptcp_poll" ;;
+*mptcp:rcvfix)
+	want_targets+=",subflow_data_ready,subflow_state_change,mptcp_poll" ;;
 *mptcp:native+rcvfix)
-	want_targets+=",mptcp_data_ready,mptcp_poll,mptcp_set_rcvlowat" ;;
+	want_targets+=",subflow_data_ready,subflow_state_change,mptcp_poll,mptcp_set_rcvlowat" ;;
 esac
 echo "# strategy on $(uname -r): $(rcvfix_status strategy) ($(rcvfix_status targets))"
 check_eq "/proc/net/rcvfix: strategy for this kernel" "$want_strategy" \

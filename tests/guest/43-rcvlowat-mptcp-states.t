@@ -37,6 +37,12 @@
 # kernel's own (6.1: woken per packet); the stall and parked cells run
 # enabled only (test 42 records the kernel's own stranded reader on 6.12
 # and 7.x).
+# Where rcvfix's MPTCP SO_RCVLOWAT part is not in force (rcvlowat_mptcp:
+# make check-refused loads it with a receive-path hook refused, as a host
+# that cannot use it), stock is the oracle instead of TCP: each enabled
+# MPTCP cell within its off cell's + 1, and the stall and parked cells run
+# off too, each enabled one ending as its off one (no reader left asleep
+# that stock would wake).
 # And MPTCP's receive-path hooks are armed on demand: enabled, not before
 # an MPTCP socket sets a mark (ftrace's enabled_functions does not list
 # them), then before that setsockopt() returns, for good.
@@ -53,7 +59,11 @@ BULK="-n $TOTAL"
 rcvfix_unload
 rcvfix_load || { fail "load rcvfix"; done_testing; }
 lowat_word=$(rcvfix_status rcvlowat_wakeup)
-echo "# rcvlowat_wakeup $lowat_word"
+lowat_part=$(rcvfix_status rcvlowat_mptcp)
+echo "# rcvlowat_wakeup $lowat_word, rcvlowat_mptcp $lowat_part"
+# 1: rcvfix decides MPTCP's wakeups as TCP's; 0: the kernel does (stock oracle)
+fixing=0
+[[ $lowat_part == in-force ]] && fixing=1
 "$RCVFIX_BIN/sockopt" -p mptcp get > /dev/null 2>&1 ||
 	skip "no MPTCP sockets on this kernel"
 
@@ -205,12 +215,13 @@ PARK_MS=$(($(scaled 1) * 1000))
 REQ_CELLS=("stall, epoll" "stall, block" "parked, poll")
 declare -A W PS SHORT RES ADDED P
 
-# receive_hooks: yes when mptcp_data_ready and mptcp_poll are both armed.
+# receive_hooks: yes when the subflows' sk_data_ready and sk_state_change
+# and mptcp_poll are all armed.
 receive_hooks() {
 	local n
-	n=$(grep -cE '^(mptcp_data_ready|mptcp_poll)\b' \
+	n=$(grep -cE '^(subflow_data_ready|subflow_state_change|mptcp_poll)\b' \
 		/sys/kernel/tracing/enabled_functions 2> /dev/null)
-	((n == 2)) && echo yes || echo "no ($n)"
+	((n == 3)) && echo yes || echo "no ($n)"
 }
 targets=$(rcvfix_status targets)
 lazy=0
@@ -221,7 +232,7 @@ for en in 0 1; do
 	if ((en && lazy)); then
 		check_eq "enabled, no mark set yet: receive hooks not armed (/proc/net/rcvfix)" \
 			no "$(rcvfix_status receive_hooks_armed)"
-		check "enabled, no mark set yet: ftrace lists neither mptcp_data_ready nor mptcp_poll" \
+		check "enabled, no mark set yet: ftrace lists none of subflow_data_ready, subflow_state_change, mptcp_poll" \
 			test "$(receive_hooks)" = "no (0)"
 	fi
 	for state in $STATES; do
@@ -274,8 +285,8 @@ for en in 0 1; do
 		# kernel's own stranded reader); parked: the reader first
 		# sleeps PARK_MS while the request fills its buffer
 		for kind in "${REQ_CELLS[@]}"; do
-			((en)) || break
-			cell="$state, $kind, enable=1"
+			((en || !fixing)) || break
+			cell="$state, $kind, enable=$en"
 			delay= queued=
 			[[ $kind == parked,* ]] && delay=$PARK_MS
 			stall_cell $state "${kind#*, }" $STALL_OK $delay
@@ -315,7 +326,10 @@ for state in $STATES; do
 			check "$on: readable per MiB (${P[$on]}/100) within TCP's + 1 (${P[$tcp]}/100)" \
 				test "${P[$on]:-999999}" -le $((${P[$tcp]:-0} + 100))
 		fi
-		if [[ $scen == bulk ]]; then
+		if ((!fixing)) && [[ $state != tcp ]]; then
+			check "$on: wakeups per MiB ($w/100) within its off cell's + 1 (${W[$off]}/100; rcvfix's part off: stock's)" \
+				test "$w" -le $((${W[$off]:-0} + 100))
+		elif [[ $scen == bulk ]]; then
 			# A burst: how many wakeups depends on how far the
 			# reader lags it (TCP read 0.50 to 1.50 per MiB, mpc2
 			# 2.00 on arm64 with no short read and no wakeup
@@ -352,13 +366,20 @@ for state in $STATES; do
 			check "$on: wakeups per MiB ($w/100) within its off cell's + 1 (${W[$off]}/100)" \
 				test "$w" -le $((${W[$off]:-0} + 100))
 		fi
+		((fixing)) || [[ $state == tcp ]] ||
+			continue	# stock's short reads: not judged
 		check "$on: at most 2 short reads (${SHORT[$on]})" \
 			test "${SHORT[$on]:-99}" -le 2
 	done
 	for kind in "${REQ_CELLS[@]}"; do
 		on="$state, $kind, enable=1"
-		check_eq "$on: done where TCP is (${RES[tcp, $kind, enable=1]})" \
-			done "${RES[$on]}"
+		if ((fixing)) || [[ $state == tcp ]]; then
+			check_eq "$on: done where TCP is (${RES[tcp, $kind, enable=1]})" \
+				done "${RES[$on]}"
+		else
+			check_eq "$on: ends as stock's (rcvfix's part off)" \
+				"${RES[$state, $kind, enable=0]}" "${RES[$on]}"
+		fi
 	done
 done
 

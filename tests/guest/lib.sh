@@ -46,6 +46,13 @@ check() {
 	if out=$("$@" 2>&1); then ok "$desc"; else fail "$desc" "command: $*" "$out"; fi
 }
 
+# check_not DESC CMD...: pass if CMD exits non-zero (grep finds nothing).
+check_not() {
+	local desc=$1 out
+	shift
+	if out=$("$@" 2>&1); then fail "$desc" "command: $*" "$out"; else ok "$desc"; fi
+}
+
 # check_eq DESC EXPECTED ACTUAL
 check_eq() {
 	if [[ "$2" == "$3" ]]; then ok "$1"; else fail "$1" "expected: $2" "actual:   $3"; fi
@@ -114,8 +121,10 @@ rmem_max_set() {
 	echo "$1" > /proc/sys/net/core/rmem_max
 }
 
-# rcvfix_load [PARAM=VALUE...]: insmod the module under test.
-rcvfix_load() { insmod "$RCVFIX_KO" "$@"; }
+# rcvfix_load [PARAM=VALUE...]: insmod the module under test, with
+# RCVFIX_LOAD_PARAMS first (make check-refused: refuse_hooks=..., the test
+# switch that makes rcvfix act as on a host that refuses those hooks).
+rcvfix_load() { insmod "$RCVFIX_KO" ${RCVFIX_LOAD_PARAMS:-} "$@"; }
 
 # rcvfix_unload: rmmod if loaded.
 rcvfix_unload() {
