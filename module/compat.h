@@ -107,7 +107,8 @@
  * restore_mcount_regs, arm64's ftrace_caller), so the function's own code
  * runs with it: nothing is called. The kernel has no accessor for it; the
  * saved registers are pt_regs on x86 (inside struct ftrace_regs since 5.11,
- * behind arch_ftrace_regs() since 6.12) and an array on arm64.
+ * behind arch_ftrace_regs() since 6.12) and on arm64 without
+ * DYNAMIC_FTRACE_WITH_ARGS (6.1), an array on arm64 with it.
  */
 #ifdef RCVFIX_HAVE_ARCH_FTRACE_REGS
 #define rcvfix_fregs_saved(fregs) arch_ftrace_regs(fregs)
@@ -119,9 +120,16 @@
 	(rcvfix_fregs_saved(fregs)->regs.si = (val))
 #elif defined(CONFIG_X86_64)
 #define rcvfix_fregs_set_arg1(fregs, val) ((fregs)->si = (val))
-#elif defined(CONFIG_ARM64)
+#elif defined(CONFIG_ARM64) && defined(CONFIG_HAVE_DYNAMIC_FTRACE_WITH_ARGS)
 #define rcvfix_fregs_set_arg1(fregs, val) \
 	(rcvfix_fregs_saved(fregs)->regs[1] = (val))
+#elif defined(CONFIG_ARM64) && defined(RCVFIX_HAVE_FTRACE_REGS)
+/* 6.1: the generic struct ftrace_regs, full pt_regs (SAVE_REGS: hook.c) */
+#define rcvfix_fregs_set_arg1(fregs, val) ((fregs)->regs.regs[1] = (val))
+#elif defined(CONFIG_ARM64)
+#define rcvfix_fregs_set_arg1(fregs, val) ((fregs)->regs[1] = (val))
+#else
+#error "rcvfix: no rcvfix_fregs_set_arg1() for this architecture"
 #endif
 
 /*

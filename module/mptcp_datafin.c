@@ -100,14 +100,18 @@ bool rcvfix_mptcp_datafin_init(void)
 }
 
 /*
- * Does the code between @start and @end call (or jump to) @target or
- * @fentry (its ftrace location, past an ENDBR64)? Read instruction by
- * instruction where they have one size (arm64's BL/B), byte by byte on
- * x86 (CALL/JMP rel32): a stray match can only say "calls".
+ * Does the code between @start and @end call (or jump to) the function at
+ * @target: its entry, up to 4 bytes past it (its ftrace location, past an
+ * ENDBR64) or the padding before it (x86's call thunks may retarget a
+ * direct call there)? Read instruction by instruction where they have one
+ * size (arm64's BL/B), byte by byte on x86 (CALL/JMP rel32): a stray match
+ * can only say "calls".
  */
 static bool rcvfix_code_calls(unsigned long start, unsigned long end,
-			      unsigned long target, unsigned long fentry)
+			      unsigned long target)
 {
+	const unsigned long before = 16, after = 4;	/* bytes */
+
 	unsigned long pc, to;
 
 #if defined(CONFIG_X86_64)
@@ -120,7 +124,7 @@ static bool rcvfix_code_calls(unsigned long start, unsigned long end,
 		    get_kernel_nofault(rel, (s32 *)(pc + 1)))
 			continue;
 		to = pc + 5 + rel;
-		if (to == target || to == fentry)
+		if (to >= target - before && to <= target + after)
 			return true;
 	}
 	return false;
@@ -132,7 +136,7 @@ static bool rcvfix_code_calls(unsigned long start, unsigned long end,
 		    (insn & 0x7c000000) != 0x14000000)	/* B or BL */
 			continue;
 		to = pc + ((s64)((u64)(insn & 0x03ffffff) << 38) >> 36);
-		if (to == target || to == fentry)
+		if (to >= target - before && to <= target + after)
 			return true;
 	}
 	return false;
@@ -160,7 +164,7 @@ bool rcvfix_mptcp_datafin_needed(struct rcvfix_hook *hook)
 		return false;	/* no subflows: no fallback to close */
 	if (rcvfix_hook_symbol_range(hook->name, &fstart, &fend))
 		return true;
-	return rcvfix_code_calls(start, end, fstart, fstart + 4);
+	return rcvfix_code_calls(start, end, fstart);
 }
 
 /*

@@ -23,8 +23,10 @@
  * The hooks that together see every path setting a receive buffer. They
  * are resolved at load (a missing one refuses the load, an optional one
  * is left to the kernel and not listed; a redirected one with a traceable
- * copy of its function, such as NAME.constprop.0, refuses the load) and armed and disarmed all or
- * nothing by arm.c, only while some namespace has the fix enabled.
+ * copy of its function, such as NAME.constprop.0, refuses the load, but
+ * for MPTCP's parts, which are then off and say why) and armed and
+ * disarmed all or nothing by arm.c, only while some namespace has the fix
+ * enabled.
  */
 static struct rcvfix_hook rcvfix_candidate_hooks[] = {
 	/*
@@ -195,6 +197,8 @@ static bool rcvfix_targets_rcvbuf_mptcp(void)
 	if (ret) {
 		rcvfix_mptcp_rcvbuf_unavailable(ret == -ENOENT ?
 			"no " RCVFIX_MPTCP_TARGET " in this kernel" :
+			ret == -EPERM ? RCVFIX_MPTCP_TARGET " refused" :
+			ret == -ENOTUNIQ ? RCVFIX_MPTCP_TARGET " has a traceable copy" :
 			"ftrace cannot attach to " RCVFIX_MPTCP_TARGET);
 		rcvfix_part_rcvbuf_mptcp = rcvfix_targets_why(ret);
 		return false;
