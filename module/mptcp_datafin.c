@@ -204,7 +204,7 @@ void notrace rcvfix_mptcp_datafin_entry(unsigned long ip,
 {
 	struct sock *msk = (struct sock *)rcvfix_fregs_arg(fregs, 0);
 	u64 seq = rcvfix_fregs_arg(fregs, 1);
-	bool use_64bit = rcvfix_fregs_arg(fregs, 2);
+	bool use_64bit = (u8)rcvfix_fregs_arg(fregs, 2);	/* a bool: its low byte */
 	struct sock *ssk;
 
 	/*

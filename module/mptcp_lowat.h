@@ -7,7 +7,6 @@
 #ifndef _RCVFIX_MPTCP_LOWAT_H
 #define _RCVFIX_MPTCP_LOWAT_H
 
-#include <linux/ftrace.h>
 #include <linux/types.h>
 
 struct rcvfix_hook;
@@ -27,26 +26,5 @@ void rcvfix_mptcp_lowat_hooked(const struct rcvfix_hook *data_ready,
 			       const struct rcvfix_hook *poll,
 			       const struct rcvfix_hook *set_rcvlowat);
 const char *rcvfix_mptcp_lowat_state(void);
-
-void rcvfix_mptcp_lowat_entry_data_ready(unsigned long ip,
-					 unsigned long parent_ip,
-					 struct ftrace_ops *ops,
-					 struct ftrace_regs *fregs);
-void rcvfix_mptcp_lowat_entry_state_change(unsigned long ip,
-					   unsigned long parent_ip,
-					   struct ftrace_ops *ops,
-					   struct ftrace_regs *fregs);
-void rcvfix_mptcp_lowat_entry_poll(unsigned long ip, unsigned long parent_ip,
-				   struct ftrace_ops *ops,
-				   struct ftrace_regs *fregs);
-void rcvfix_mptcp_lowat_entry_set_rcvlowat(unsigned long ip,
-					   unsigned long parent_ip,
-					   struct ftrace_ops *ops,
-					   struct ftrace_regs *fregs);
-void rcvfix_mptcp_lowat_setsockopt_entry(struct ftrace_regs *fregs,
-					 struct sock *sk);
-
-/* Is the fix on for MPTCP (decided at load, never changed after)? */
-extern bool rcvfix_mptcp_lowat_fixing;
 
 #endif /* _RCVFIX_MPTCP_LOWAT_H */

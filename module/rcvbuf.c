@@ -38,7 +38,7 @@
 #include <net/tcp.h>
 
 #include "hook.h"
-#include "mptcp_lowat.h"
+#include "mptcp_setlowat.h"
 #include "netns.h"
 #include "rcvbuf.h"
 #include "rule.h"

@@ -8,12 +8,15 @@
 
 #include <linux/kernel.h>
 #include <linux/seq_file.h>
+#include <linux/string.h>
 
 #include "bpf_legacy.h"
 #include "hook.h"
 #include "mptcp.h"
 #include "mptcp_datafin.h"
 #include "mptcp_lowat.h"
+#include "mptcp_recv.h"
+#include "mptcp_setlowat.h"
 #include "mptcp_sock.h"
 #include "rcvbuf.h"
 #include "status_keys.h"
@@ -83,7 +86,7 @@ static struct rcvfix_hook *rcvfix_hooks[ARRAY_SIZE(rcvfix_candidate_hooks)];
 static unsigned int rcvfix_nr_hooks;
 
 /* The hooked functions, ", "-separated for the load log line. */
-static char rcvfix_targets[256];
+static char rcvfix_targets[384];
 
 /*
  * The parts of the fix that depend on the kernel, each "in-force",
@@ -242,7 +245,7 @@ int rcvfix_targets_init(void)
 	bool mptcp = rcvfix_targets_rcvbuf_mptcp();
 	bool lowat = rcvfix_targets_lowat();
 	bool set_rcvlowat = lowat && rcvfix_mptcp_lowat_wants_set_rcvlowat();
-	bool fin = rcvfix_part_data_fin[0] == 'i';	/* in-force */
+	bool fin = !strcmp(rcvfix_part_data_fin, "in-force");
 	struct rcvfix_hook *hook;
 	unsigned int i, n = 0;
 	int ret;

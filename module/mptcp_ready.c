@@ -1,0 +1,278 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Is an MPTCP socket's reader ready, decided as TCP decides it (the rule:
+ * mptcp_lowat.c's top comment): the bytes queued for it, the mark, memory
+ * pressure, and TCP's net (the queue cannot grow: its memory near the
+ * buffer, or the window the peer sends against closed), from the fields of
+ * the kernel's private struct mptcp_sock read from BTF. Also the two flags
+ * every unit of the fix reads: is it on, and has the kernel its own rule.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/skbuff.h>
+#include <linux/spinlock.h>
+#include <net/inet_connection_sock.h>
+#ifdef RCVFIX_HAVE_PROTO_MEMORY_H
+#include <net/proto_memory.h>	/* sk_under_memory_pressure() since 6.11 */
+#endif
+#include <net/sock.h>
+#include <net/tcp.h>
+#include <net/tcp_states.h>
+
+#include "btf_layout.h"
+#include "mptcp_ready.h"
+#include "mptcp_sock.h"
+
+bool rcvfix_mptcp_lowat_fixing;
+bool rcvfix_mptcp_lowat_native;
+
+/* Where the private fields are, from BTF; set once at load. */
+static u32 rcvfix_msk_ack_seq, rcvfix_msk_rcv_wnd_sent;
+/* whether it may still fall back to TCP (see rcvfix_msk_joined()) */
+static u32 rcvfix_msk_allow_fallback, rcvfix_msk_allow_subflows;
+/* 6.7+: what the kernel's mptcp_data_avail() reads */
+static u32 rcvfix_msk_bytes_received, rcvfix_msk_bytes_consumed;
+/* before: the first unread byte */
+static u32 rcvfix_msk_receive_queue, rcvfix_skb_map_seq;
+
+/**
+ * rcvfix_mptcp_ready_layout - where the fields the decision reads are
+ *
+ * Reads the layout of this kernel's shape (rcvfix_mptcp_lowat_native set
+ * before) from BTF, at load; false (reason logged) if unsure.
+ */
+bool rcvfix_mptcp_ready_layout(void)
+{
+	struct rcvfix_btf_field f[] = {
+		{ "mptcp_sock", "ack_seq", sizeof(u64) },
+		/* an atomic64_t: read as the u64 it holds, as the kernel's READ_ONCE() of it */
+		{ "mptcp_sock", "rcv_wnd_sent", sizeof(u64) },
+		{ "mptcp_sock", "allow_infinite_fallback", sizeof(bool) },
+		{ "mptcp_sock", "allow_subflows", sizeof(bool) },
+		{ "mptcp_sock", "bytes_received", sizeof(u64) },
+		{ "mptcp_sock", "bytes_consumed", sizeof(u64) },
+	};
+	struct rcvfix_btf_field queue[] = {
+		{ "mptcp_sock", "receive_queue", sizeof(struct sk_buff_head) },
+		{ "mptcp_skb_cb", "map_seq", sizeof(u64) },
+	};
+	/* the queued bytes: two counters on 6.7+, the queues before */
+	unsigned int n = rcvfix_mptcp_lowat_native ? ARRAY_SIZE(f) : 4;
+	char why[160] = "";
+
+	/* the subflows, whose windows TCP's net reads */
+	if (rcvfix_msk_layout_init(why, sizeof(why)) ||
+	    rcvfix_btf_find_fields(f, n, why, sizeof(why)))
+		goto unsure;
+	if (!rcvfix_mptcp_lowat_native &&
+	    rcvfix_btf_find_fields(queue, ARRAY_SIZE(queue), why, sizeof(why)))
+		goto unsure;
+	if (!rcvfix_mptcp_lowat_native &&
+	    queue[1].type_size > sizeof_field(struct sk_buff, cb)) {
+		snprintf(why, sizeof(why), "mptcp_skb_cb is %u bytes, larger than skb->cb",
+			 queue[1].type_size);
+		goto unsure;
+	}
+	rcvfix_msk_ack_seq = f[0].offset;
+	rcvfix_msk_rcv_wnd_sent = f[1].offset;
+	rcvfix_msk_allow_fallback = f[2].offset;
+	rcvfix_msk_allow_subflows = f[3].offset;
+	rcvfix_msk_bytes_received = f[4].offset;
+	rcvfix_msk_bytes_consumed = f[5].offset;
+	rcvfix_msk_receive_queue = queue[0].offset;
+	rcvfix_skb_map_seq = queue[1].offset;
+	return true;
+unsure:
+	pr_info("%s and rcvfix leaves it so: %s\n",
+		rcvfix_mptcp_lowat_native ?
+		"MPTCP's SO_RCVLOWAT rule lacks TCP's wakeup when the queue cannot grow" :
+		"MPTCP lacks the SO_RCVLOWAT wakeup fix", why);
+	return false;
+}
+
+/*
+ * Bytes queued for the reader of @msk, or U64_MAX for "at least the mark"
+ * where they cannot be counted. The counters of 6.7+ need no lock.
+ * Before, the caller holds the msk's data lock (sk_lock.slock), which
+ * every move of data into sk_receive_queue holds; the reader's
+ * msk->receive_queue is its owner's alone: it is read only where nobody
+ * else owns the msk (@owned_elsewhere false), else only whether it is
+ * empty (an owner that is not the reader, a sending thread or the
+ * kernel's worker, leaves it as it is).
+ */
+static u64 rcvfix_mptcp_avail(struct sock *msk, bool owned_elsewhere)
+{
+	struct sk_buff_head *rq = (void *)msk + rcvfix_msk_receive_queue;
+	struct sk_buff *skb;
+
+	if (rcvfix_mptcp_lowat_native)
+		return rcvfix_msk_u64(msk, rcvfix_msk_bytes_received) -
+		       rcvfix_msk_u64(msk, rcvfix_msk_bytes_consumed);
+	if (owned_elsewhere) {
+		if (!skb_queue_empty_lockless(rq))
+			return U64_MAX;
+		skb = NULL;
+	} else {
+		skb = skb_peek(rq);
+	}
+	if (!skb)
+		skb = skb_peek(&msk->sk_receive_queue);
+	if (!skb)
+		return 0;
+	return rcvfix_msk_u64(msk, rcvfix_msk_ack_seq) -
+	       *(u64 *)(skb->cb + rcvfix_skb_map_seq);
+}
+
+/*
+ * TCP's window test (tcp_epollin_ready()) on one subflow @ssk: can its
+ * peer send at most one more segment? With one subflow that is the
+ * window its peer sends against in every state: after a fallback it is
+ * plain TCP's (the msk's own right edge, rcv_wnd_sent, stops moving
+ * while its ack_seq goes on), and with MPTCP options the subflow's
+ * rcv_wnd follows the msk's free space (mptcp_set_rwin()). Only a
+ * subflow that can still receive counts.
+ */
+static bool rcvfix_subflow_window_closed(const struct sock *ssk)
+{
+	const struct tcp_sock *tp = tcp_sk(ssk);
+	s32 win;
+
+	if (!((1 << inet_sk_state_load(ssk)) &
+	      (TCPF_ESTABLISHED | TCPF_FIN_WAIT1 | TCPF_FIN_WAIT2)))
+		return false;
+	win = READ_ONCE(tp->rcv_wup) + READ_ONCE(tp->rcv_wnd) -
+	      READ_ONCE(tp->rcv_nxt);
+	return win <= (s32)READ_ONCE(inet_csk(ssk)->icsk_ack.rcv_mss);
+}
+
+/*
+ * Has @msk given up falling back to TCP for good, so that its peer sends
+ * against its shared window? A join that completed, or a retransmission
+ * on another subflow, clears allow_infinite_fallback (mptcp_subflow_joined(),
+ * __mptcp_retrans()); a fallback clears allow_subflows (__mptcp_try_fallback()).
+ * A join still pending, on conn_list before its SYN is answered, clears
+ * neither: the msk may still fall back meanwhile, and its first subflow
+ * alone carries data.
+ */
+static bool rcvfix_msk_joined(const struct sock *msk)
+{
+	return !rcvfix_msk_bool(msk, rcvfix_msk_allow_fallback) &&
+	       rcvfix_msk_bool(msk, rcvfix_msk_allow_subflows);
+}
+
+/*
+ * TCP's window test on the msk's shared window, for an msk that joined:
+ * its peer sends against the data-level ack plus the window
+ * (options.c: data_ack + snd_wnd), and a subflow's rcv_wup..rcv_nxt
+ * counts that subflow's bytes only, so each subflow's own window stays
+ * half open while the msk's is closed (and, back to one subflow after a
+ * join, overstates it until that subflow's next ACK). Such an msk can no
+ * longer fall back: its rcv_wnd_sent is current. The receive MSS is
+ * @ssk's (the subflow that received, or the first), else TCP's default.
+ */
+static bool rcvfix_msk_window_closed(struct sock *msk, struct sock *ssk)
+{
+	u32 mss = ssk ? READ_ONCE(inet_csk(ssk)->icsk_ack.rcv_mss) :
+			TCP_MSS_DEFAULT;
+	s64 win = rcvfix_msk_u64(msk, rcvfix_msk_rcv_wnd_sent) -
+		  rcvfix_msk_u64(msk, rcvfix_msk_ack_seq);
+
+	return win <= (s64)mss;
+}
+
+/*
+ * Is the window of @msk closed, TCP's way? For an msk that joined, its
+ * shared window (above); else (one subflow, or a fallback to TCP) that
+ * subflow's: @ssk, the one that just received (locked by its caller),
+ * else the first subflow, else the one of the list where it may be
+ * walked (@walk: see rcvfix_msk_for_each_subflow()).
+ */
+static bool rcvfix_mptcp_window_closed(struct sock *msk, struct sock *ssk,
+				       bool walk)
+{
+	struct list_head *pos;
+
+	if (rcvfix_msk_joined(msk))
+		return rcvfix_msk_window_closed(msk,
+						ssk ? : rcvfix_msk_first(msk));
+	if (ssk)
+		return rcvfix_subflow_window_closed(ssk);
+	ssk = rcvfix_msk_first(msk);
+	if (ssk)
+		return rcvfix_subflow_window_closed(ssk);
+	if (!walk)
+		return false;
+	rcvfix_msk_for_each_subflow(msk, pos)
+		if (rcvfix_subflow_window_closed(rcvfix_subflow_sk(pos)))
+			return true;
+	return false;
+}
+
+/*
+ * TCP's net (tcp_epollin_ready()): can the data queued for @msk no longer
+ * grow? Its memory holds 7/8 of its buffer (tcp_rmem_pressure()), or the
+ * window is closed (above). Data the kernel leaves on a subflow while the
+ * msk is over its limit (mptcp_data_ready()'s early return) comes with
+ * the first: the msk's memory is above that limit, which is at least its
+ * own buffer.
+ */
+static bool rcvfix_mptcp_cannot_grow(struct sock *msk, struct sock *ssk,
+				     bool walk)
+{
+	int rcvbuf = READ_ONCE(msk->sk_rcvbuf);
+
+	return atomic_read(&msk->sk_rmem_alloc) > rcvbuf - (rcvbuf >> 3) ||
+	       rcvfix_mptcp_window_closed(msk, ssk, walk);
+}
+
+/* Is @msk ready for its reader by the mark alone (the kernel's 6.7+ rule)? */
+static bool rcvfix_mptcp_mark_reached(struct sock *msk, u64 avail)
+{
+	return avail >= (u64)READ_ONCE(msk->sk_rcvlowat) ||
+	       sk_under_memory_pressure(msk);
+}
+
+/*
+ * Is @msk ready for its reader (see the top)? With its data lock held, or
+ * owned by the caller (@owned_elsewhere false); @ssk as above.
+ */
+bool rcvfix_mptcp_ready_locked(struct sock *msk, struct sock *ssk,
+			       bool owned_elsewhere)
+{
+	u64 avail = rcvfix_mptcp_avail(msk, owned_elsewhere);
+
+	return avail && (rcvfix_mptcp_mark_reached(msk, avail) ||
+			 rcvfix_mptcp_cannot_grow(msk, ssk, !owned_elsewhere));
+}
+
+/*
+ * 6.7+: is @msk ready by TCP's net alone, so that the kernel, which
+ * decides by the mark alone, did not wake its reader? The counters and
+ * atomics need no lock, as the kernel's mptcp_epollin_ready(); the
+ * window: as for rcvfix_mptcp_window_closed().
+ */
+bool rcvfix_mptcp_ready_by_net(struct sock *msk, struct sock *ssk, bool walk)
+{
+	u64 avail = rcvfix_mptcp_avail(msk, false);
+
+	return avail && !rcvfix_mptcp_mark_reached(msk, avail) &&
+	       rcvfix_mptcp_cannot_grow(msk, ssk, walk);
+}
+
+/*
+ * The same under the msk's data lock, for a caller that neither owns the
+ * msk nor holds the lock (poll): the subflows are walked only where
+ * nobody owns the msk.
+ */
+bool rcvfix_mptcp_ready_unlocked(struct sock *msk)
+{
+	bool owned, ready;
+
+	spin_lock_bh(&msk->sk_lock.slock);
+	owned = sock_owned_by_user_nocheck(msk);
+	ready = rcvfix_mptcp_lowat_native ?
+		rcvfix_mptcp_ready_by_net(msk, NULL, !owned) :
+		rcvfix_mptcp_ready_locked(msk, NULL, owned);
+	spin_unlock_bh(&msk->sk_lock.slock);
+	return ready;
+}
