@@ -57,7 +57,6 @@
 #include <net/sock.h>
 #include <net/tcp.h>
 
-#include "btf_layout.h"
 #include "hook.h"
 #include "mptcp_datafin.h"
 #include "mptcp_sock.h"
@@ -65,38 +64,24 @@
 
 /* The code of subflow_state_change(), found at load. */
 static unsigned long rcvfix_state_change_start, rcvfix_state_change_end;
-/* Where the msk's ack_seq is, from BTF. */
-static u32 rcvfix_datafin_ack_seq;
 
 /**
  * rcvfix_mptcp_datafin_init - can rcvfix tell the dummy DATA_FIN's call?
  *
- * Finds the code of subflow_state_change(); the msk's first subflow comes
- * from mptcp_sock.c's layout, read already. Returns false, with one log
- * line, where either is missing: the kernel's code runs then.
+ * Finds the code of subflow_state_change(); the msk's first subflow and
+ * ack_seq come from mptcp_sock.c's layout, read already. Returns false,
+ * with one log line, where it is missing.
  */
 bool rcvfix_mptcp_datafin_init(void)
 {
-	struct rcvfix_btf_field f[] = {
-		{ "mptcp_sock", "ack_seq", sizeof(u64) },
-	};
-	char why[160] = "";
 	int ret = rcvfix_hook_symbol_range(RCVFIX_MPTCP_STATE_CHANGE,
 					   &rcvfix_state_change_start,
 					   &rcvfix_state_change_end);
 
-	if (ret) {
-		pr_info("%s: %s not found (%d); left to the kernel\n",
-			RCVFIX_MPTCP_DATA_FIN, RCVFIX_MPTCP_STATE_CHANGE, ret);
-		return false;
-	}
-	if (rcvfix_btf_find_fields(f, ARRAY_SIZE(f), why, sizeof(why))) {
-		pr_info("%s: %s; left to the kernel\n", RCVFIX_MPTCP_DATA_FIN,
-			why);
-		return false;
-	}
-	rcvfix_datafin_ack_seq = f[0].offset;
-	return true;
+	if (ret)
+		pr_info("%s: %s not found (%d)\n", RCVFIX_MPTCP_DATA_FIN,
+			RCVFIX_MPTCP_STATE_CHANGE, ret);
+	return !ret;
 }
 
 /*
@@ -213,7 +198,7 @@ void notrace rcvfix_mptcp_datafin_entry(unsigned long ip,
 	 */
 	if (parent_ip < rcvfix_state_change_start ||
 	    parent_ip >= rcvfix_state_change_end || !use_64bit ||
-	    seq != rcvfix_msk_u64(msk, rcvfix_datafin_ack_seq) ||
+	    seq != rcvfix_msk_u64(msk, rcvfix_msk_ack_seq) ||
 	    !rcvfix_net_enabled(sock_net(msk)))
 		return;
 	ssk = rcvfix_msk_first(msk);

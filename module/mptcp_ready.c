@@ -27,7 +27,7 @@ bool rcvfix_mptcp_lowat_fixing;
 bool rcvfix_mptcp_lowat_native;
 
 /* Where the private fields are, from BTF; set once at load. */
-static u32 rcvfix_msk_ack_seq, rcvfix_msk_rcv_wnd_sent;
+static u32 rcvfix_msk_rcv_wnd_sent;
 /* whether it may still fall back to TCP (see rcvfix_msk_joined()) */
 static u32 rcvfix_msk_allow_fallback, rcvfix_msk_allow_subflows;
 /* 6.7+: what the kernel's mptcp_data_avail() reads */
@@ -44,7 +44,6 @@ static u32 rcvfix_msk_receive_queue, rcvfix_skb_map_seq;
 bool rcvfix_mptcp_ready_layout(void)
 {
 	struct rcvfix_btf_field f[] = {
-		{ "mptcp_sock", "ack_seq", sizeof(u64) },
 		/* an atomic64_t: read as the u64 it holds, as the kernel's READ_ONCE() of it */
 		{ "mptcp_sock", "rcv_wnd_sent", sizeof(u64) },
 		{ "mptcp_sock", "allow_infinite_fallback", sizeof(bool) },
@@ -57,7 +56,7 @@ bool rcvfix_mptcp_ready_layout(void)
 		{ "mptcp_skb_cb", "map_seq", sizeof(u64) },
 	};
 	/* the queued bytes: two counters on 6.7+, the queues before */
-	unsigned int n = rcvfix_mptcp_lowat_native ? ARRAY_SIZE(f) : 4;
+	unsigned int n = rcvfix_mptcp_lowat_native ? ARRAY_SIZE(f) : 3;
 	char why[160] = "";
 
 	/* the subflows, whose windows TCP's net reads */
@@ -73,12 +72,11 @@ bool rcvfix_mptcp_ready_layout(void)
 			 queue[1].type_size);
 		goto unsure;
 	}
-	rcvfix_msk_ack_seq = f[0].offset;
-	rcvfix_msk_rcv_wnd_sent = f[1].offset;
-	rcvfix_msk_allow_fallback = f[2].offset;
-	rcvfix_msk_allow_subflows = f[3].offset;
-	rcvfix_msk_bytes_received = f[4].offset;
-	rcvfix_msk_bytes_consumed = f[5].offset;
+	rcvfix_msk_rcv_wnd_sent = f[0].offset;
+	rcvfix_msk_allow_fallback = f[1].offset;
+	rcvfix_msk_allow_subflows = f[2].offset;
+	rcvfix_msk_bytes_received = f[3].offset;
+	rcvfix_msk_bytes_consumed = f[4].offset;
 	rcvfix_msk_receive_queue = queue[0].offset;
 	rcvfix_skb_map_seq = queue[1].offset;
 	return true;

@@ -14,7 +14,7 @@
 #include "btf_layout.h"
 #include "mptcp_sock.h"
 
-u32 rcvfix_msk_conn_list, rcvfix_msk_first_off;
+u32 rcvfix_msk_conn_list, rcvfix_msk_first_off, rcvfix_msk_ack_seq;
 u32 rcvfix_subflow_node, rcvfix_subflow_tcp_sock, rcvfix_subflow_conn;
 
 /* The outcome of the first rcvfix_msk_layout_init(), kept for the other. */
@@ -39,6 +39,8 @@ int rcvfix_msk_layout_init(char *why, size_t why_len)
 		{ "mptcp_subflow_context", "node", sizeof(struct list_head) },
 		{ "mptcp_subflow_context", "tcp_sock", sizeof(struct sock *) },
 		{ "mptcp_subflow_context", "conn", sizeof(struct sock *) },
+		/* the data sequence number after the last byte moved to it */
+		{ "mptcp_sock", "ack_seq", sizeof(u64) },
 	};
 	int err;
 
@@ -57,6 +59,7 @@ int rcvfix_msk_layout_init(char *why, size_t why_len)
 		rcvfix_subflow_node = f[3].offset;
 		rcvfix_subflow_tcp_sock = f[4].offset;
 		rcvfix_subflow_conn = f[5].offset;
+		rcvfix_msk_ack_seq = f[6].offset;
 	}
 	rcvfix_msk_layout_err = err;
 out:

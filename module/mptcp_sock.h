@@ -23,7 +23,7 @@ struct sock;
 #define RCVFIX_MPTCP_STATE_CHANGE "subflow_state_change"
 
 /* Where the subflows are, set once by rcvfix_msk_layout_init(). */
-extern u32 rcvfix_msk_conn_list, rcvfix_msk_first_off;
+extern u32 rcvfix_msk_conn_list, rcvfix_msk_first_off, rcvfix_msk_ack_seq;
 extern u32 rcvfix_subflow_node, rcvfix_subflow_tcp_sock, rcvfix_subflow_conn;
 
 int rcvfix_msk_layout_init(char *why, size_t why_len);
