@@ -147,14 +147,7 @@ aside() {
 	echo "$(rcvfix_status armed) $(rcvfix_status stepped_aside)" \
 		"$(rcvfix_status stepped_aside_for) $(rcvfix_status receive_hooks_armed)"
 }
-wait_aside() {
-	local i
-	for i in $(seq "$(scaled 50)"); do
-		[[ $(aside) == "$1" ]] && return 0
-		sleep 0.2
-	done
-	return 1
-}
+wait_aside() { wait_eq "$1" aside; }
 mark() {	# mark: an MPTCP socket of the reader's namespace sets a mark
 	in_ns "$rcv" "$RCVFIX_BIN/sockopt" -p mptcp rcvlowat=$LOWAT |
 		awk '{ print $2 }'

@@ -84,14 +84,7 @@ aside() {
 }
 # wait_aside WANT: wait (10 s, scaled) until aside reads WANT; each read of
 # /proc/net/rcvfix also has a rcvfix that stands aside try to arm again
-wait_aside() {
-	local i
-	for i in $(seq "$(scaled 50)"); do
-		[[ $(aside) == "$1" ]] && return 0
-		sleep 0.2
-	done
-	return 1
-}
+wait_aside() { wait_eq "$1" aside; }
 rcvfix_unload
 ns_write /proc/sys/net/ipv4/tcp_rmem "4096 131072 6291456"
 

@@ -385,6 +385,19 @@ check_sockopt() {
 	done
 }
 
+# wait_eq WANT CMD...: wait (10 s, scaled) until CMD prints WANT, running
+# it every 0.2 s (reading /proc/net/rcvfix has a rcvfix that stands aside
+# for a livepatch try to arm again).
+wait_eq() {
+	local want=$1 i
+	shift
+	for i in $(seq "$(scaled 50)"); do
+		[[ $("$@") == "$want" ]] && return 0
+		sleep 0.2
+	done
+	return 1
+}
+
 # wait_for FILE RE [SECONDS]: wait until a line of FILE matches the
 # extended regular expression RE (default 20 s, scaled). Bash builtins
 # only: a fork per poll costs the emulated guest more than the wait itself.
