@@ -156,21 +156,22 @@ static void rcvfix_subflow_state_change(struct sock *ssk)
  * Is this call of a subflow's sk_data_ready or sk_state_change (@fregs
  * holds its subflow) one for a reader with a mark, in a namespace with the
  * fix on? Not for a listener's subflow: its sk_data_ready wakes accept().
- * Every other call pays the callback and three loads, the last compared
- * (docs/benchmarks.md). Another concurrent wrapper on the same msk finds
- * the pointer swapped already and runs the kernel's code as it is: a
- * wakeup at most is spent.
+ * A call for a socket without a mark pays the callback, three loads (the
+ * subflow's context, its msk, mptcp_subflow_context.conn, set before a
+ * subflow can receive, a listener's too; the msk's mark) and a compare
+ * (docs/benchmarks.md).
+ * Another concurrent wrapper on the same msk finds the pointer swapped
+ * already and runs the kernel's code as it is: a wakeup at most is spent.
  */
 static __always_inline bool rcvfix_subflow_for_reader(unsigned long parent_ip,
 						      struct ftrace_regs *fregs)
 {
 	struct sock *ssk = (struct sock *)rcvfix_fregs_arg(fregs, 0);
-	struct sock *msk;
+	struct sock *msk = rcvfix_subflow_msk(ssk);
 
-	if (inet_sk_state_load(ssk) == TCP_LISTEN)
+	if (likely(READ_ONCE(msk->sk_rcvlowat) <= 1))
 		return false;
-	msk = rcvfix_subflow_msk(ssk);
-	return msk && unlikely(READ_ONCE(msk->sk_rcvlowat) > 1) &&
+	return inet_sk_state_load(ssk) != TCP_LISTEN &&
 	       rcvfix_mptcp_lowat_fixing && !rcvfix_hook_from_us(parent_ip) &&
 	       rcvfix_net_enabled(sock_net(msk));
 }
