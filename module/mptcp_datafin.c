@@ -139,17 +139,19 @@ static bool rcvfix_code_calls(unsigned long start, unsigned long end,
  * tell. 6.1 and 7.x call it from subflow_sched_work_if_closed() after
  * checking that the queue is empty; where the compiler inlined that into
  * subflow_state_change(), the answer is yes too, which costs nothing
- * where the hook arms.
+ * where the hook arms. After rcvfix_mptcp_datafin_init(), which found
+ * subflow_state_change()'s code or said it is missing.
  */
 bool rcvfix_mptcp_datafin_needed(struct rcvfix_hook *hook)
 {
-	unsigned long start, end, fstart, fend;
+	unsigned long fstart, fend;
 
-	if (rcvfix_hook_symbol_range(RCVFIX_MPTCP_STATE_CHANGE, &start, &end))
+	if (!rcvfix_state_change_end)
 		return false;	/* no subflows: no fallback to close */
 	if (rcvfix_hook_symbol_range(hook->name, &fstart, &fend))
 		return true;
-	return rcvfix_code_calls(start, end, fstart);
+	return rcvfix_code_calls(rcvfix_state_change_start,
+				 rcvfix_state_change_end, fstart);
 }
 
 /*
