@@ -8,7 +8,7 @@
 #
 # Environment: RCVFIX_KO, RCVFIX_BIN (set by the harness); DEMO_SECONDS per
 # transfer (5); DEMO_RUNS rounds of the SO_RCVBUF cases, reported as median
-# and range (3); DEMO_DELAY_MS one-way netem delay (25); DEMO_IPERF=0 skips
+# and range (5); DEMO_DELAY_MS one-way netem delay (25); DEMO_IPERF=0 skips
 # iperf3. Exit status: 0 every verdict as expected, 1 otherwise, 2 setup or
 # a measurement failed.
 set -euo pipefail

@@ -5,7 +5,7 @@
 # reports reproduced, stock against fixed, by rcvfix-bench and by iperf3.
 
 DEMO_SECONDS ?= 5
-DEMO_RUNS ?= 3
+DEMO_RUNS ?= 5
 DEMO_DELAY_MS ?= 25
 DEMO_IPERF ?= 1
 DEMO_OUT = $(BUILD)/$(KVER)/demo.txt
