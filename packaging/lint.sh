@@ -3,10 +3,10 @@
 # The code-hygiene gates behind `make lint` (run by `make check`): version
 # consistency, checkpatch.pl --strict from linux-source-6.1, sparse (C=2) and
 # W=1 builds of module/ and tests/kmod/ against each kernel's headers, and
-# clang-format with the kernel's style on tools/. Every problem is printed as
+# clang-format with the kernel's style on tools/, and file sizes. Every problem is printed as
 # FILE:LINE: ...; exit status 1 if there is any.
 #
-# Usage: lint.sh [STEP...]   steps: version checkpatch sparse format (all)
+# Usage: lint.sh [STEP...]   steps: version checkpatch sparse format size (all)
 # Environment: LINT_KVERS  kernels for the sparse/W=1 step (default: every
 #              kernel with headers under /lib/modules that rcvfix supports)
 set -uo pipefail
@@ -218,15 +218,34 @@ lint_format() {
 	echo "checked ${#files[@]} files"
 }
 
+# --- size: files small enough to read ------------------------------------------
+# Every tracked text file outside tests/ stays under 700 lines, and every
+# module/*.c under 700 too: past that a file holds more than one concern
+# (docs/testing.md, "Development layout"). Recorded run data
+# (bench/results/, docs/results/) is output, not text to read whole.
+
+SIZE_MAX=700
+
+lint_size() {
+	local f n checked=0
+	# git grep -I -c '': each tracked text file and its line count.
+	while IFS=: read -r f n; do
+		checked=$((checked + 1))
+		((n <= SIZE_MAX)) ||
+			problem "$f:$n: $n lines, more than $SIZE_MAX: split it by concern"
+	done < <(git grep -I -c '' -- . ':!tests' ':!bench/results' ':!docs/results')
+	echo "checked $checked files"
+}
+
 # --- driver -------------------------------------------------------------------
 
 steps=("$@")
-((${#steps[@]})) || steps=(version checkpatch sparse format)
+((${#steps[@]})) || steps=(version checkpatch sparse format size)
 start=$SECONDS
 for step in "${steps[@]}"; do
 	case $step in
-	version | checkpatch | sparse | format) ;;
-	*) die "unknown lint step '$step' (version checkpatch sparse format)" ;;
+	version | checkpatch | sparse | format | size) ;;
+	*) die "unknown lint step '$step' (version checkpatch sparse format size)" ;;
 	esac
 	n_problems=0
 	t0=$EPOCHREALTIME
