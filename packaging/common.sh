@@ -38,6 +38,15 @@ release_before() {
 	[[ -n $best ]] && echo "$best"
 }
 
+# release_tree_unchanged COMMIT: this tree ships what COMMIT shipped (the
+# module, the tools, the packaging); true outside a git checkout, where
+# nothing can be compared.
+release_tree_unchanged() {
+	git -C "$RCVFIX_REPO" rev-parse --git-dir > /dev/null 2>&1 || return 0
+	git -C "$RCVFIX_REPO" diff --quiet "$1" -- module tools debian \
+		dkms.conf packaging/man packaging/modprobe packaging/modules-load
+}
+
 # news_top: the version of NEWS.md's first "## VERSION" heading.
 news_top() {
 	sed -n 's/^## \([^ ]*\).*/\1/p' "$RCVFIX_REPO/NEWS.md" | head -n 1

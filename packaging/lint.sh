@@ -70,10 +70,11 @@ lint_version() {
 # lint_releases VERSION: NEWS.md's top entry is VERSION; every release of
 # packaging/releases is well formed, in order and in NEWS.md with its
 # commit; VERSION is above the last release (dpkg's order), or equal to it
-# with NEWS.md's top entry for it (this tree is that release). A release
-# recorded while module/version.h still says its version is caught here.
+# with NEWS.md's top entry for it and what it shipped unchanged since its
+# commit (this tree is that release): a change made after a release without
+# raising the version is caught here.
 lint_releases() {
-	local v=$1 top line n=0 rv rc prev="" last=""
+	local v=$1 top line n=0 rv rc prev="" last="" last_commit=""
 	top=$(news_top)
 	line=$(grep -n -m 1 '^## ' NEWS.md 2> /dev/null)
 	[[ $top == "$v" ]] ||
@@ -89,7 +90,7 @@ lint_releases() {
 		rv=${BASH_REMATCH[1]} rc=${BASH_REMATCH[2]}
 		[[ -z $prev ]] || dpkg --compare-versions "$rv" gt "$prev" ||
 			problem "packaging/releases:$n: $rv is not above $prev (oldest first)"
-		prev=$rv last=$rv
+		prev=$rv last=$rv last_commit=$rc
 		awk -v v="$rv" -v c="$rc" '
 			/^## / { in_v = ($2 == v) }
 			in_v && index($0, c) { found = 1 }
@@ -103,8 +104,11 @@ lint_releases() {
 	[[ -n $last ]] || { problem "packaging/releases:1: no release recorded"; return; }
 	if dpkg --compare-versions "$v" lt "$last"; then
 		problem "module/version.h:1: version $v is below the last release $last (packaging/releases)"
-	elif dpkg --compare-versions "$v" eq "$last" && [[ $top != "$last" ]]; then
-		problem "module/version.h:1: version $v is the released $last: raise it for a change, with a NEWS.md entry"
+	elif dpkg --compare-versions "$v" eq "$last"; then
+		[[ $top == "$last" ]] ||
+			problem "module/version.h:1: version $v is the released $last: raise it for a change, with a NEWS.md entry"
+		release_tree_unchanged "$last_commit" ||
+			problem "module/version.h:1: version $v is the released $last, but module/, tools/ or the packaging changed since its commit ${last_commit:0:12}: raise the version, with a NEWS.md entry"
 	fi
 }
 
