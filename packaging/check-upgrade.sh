@@ -27,16 +27,9 @@ new=$(rcvfix_version)
 arch=$(dpkg --print-architecture)
 t_start=$EPOCHREALTIME
 
-# is_release_tree COMMIT: this tree ships what COMMIT shipped.
-is_release_tree() {
-	git -C "$RCVFIX_REPO" rev-parse --git-dir > /dev/null 2>&1 || return 0
-	git -C "$RCVFIX_REPO" diff --quiet "$1" -- module tools debian \
-		dkms.conf packaging/man packaging/modprobe packaging/modules-load
-}
-
 read -r old old_commit < <(releases | tail -n 1) ||
 	die "packaging/releases lists no release"
-if dpkg --compare-versions "$new" eq "$old" && is_release_tree "$old_commit"; then
+if dpkg --compare-versions "$new" eq "$old" && release_tree_unchanged "$old_commit"; then
 	read -r old old_commit < <(release_before "$new") ||
 		die "$new is the first release: nothing to upgrade from"
 fi
