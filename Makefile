@@ -111,6 +111,7 @@ check-all:
 	done; \
 	$(MAKE) --no-print-directory check KVERS="$$ks"; st=$$?; \
 	$(MAKE) --no-print-directory check-refused || st=1; \
+	$(MAKE) --no-print-directory check-upgrade || st=1; \
 	$(MAKE) --no-print-directory check-arm64-all || st=1; exit $$st
 
 # A guest with everything built: a shell, or CMD="..." run and powered off.

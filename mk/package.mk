@@ -38,6 +38,13 @@ deb: | deps-package
 check-package: | deps-package deps
 	@PKG_KVERS="$(KVERS)" packaging/check-package.sh
 
+# The upgrade from the last release (packaging/releases, built from its
+# commit) to this tree's packages, in one guest (tests/guest/77-upgrade.t);
+# changes nothing on the host but build/. make check-all runs it.
+UPGRADE_KVER ?= $(KVER_612)
+check-upgrade: | deps-package deps progs
+	@packaging/check-upgrade.sh $(UPGRADE_KVER)
+
 help-package:
 	@echo "make install [KVER=...] [PREFIX=/usr/local]   module into /lib/modules/KVER/updates, tools"
 	@echo "make uninstall [KVER=...]      (KVER: default the running kernel; a list, or all)"
@@ -46,6 +53,7 @@ help-package:
 	@echo "make deb [DEB_ARCHES='$(DEB_ARCHES)']   build/pkg/rcvfix-dkms_<version>_all.deb"
 	@echo "                               + rcvfix-tools_<version>_<arch>.deb each (cross-built), lintian"
 	@echo "make check-package             install the .debs here, guest tests 7*, purge (mutates the host)"
+	@echo "make check-upgrade [UPGRADE_KVER=...]   apt upgrade from the last release in a guest (test 77)"
 
 .PHONY: deps-package install uninstall dkms-install dkms-uninstall deb \
-	check-package help-package
+	check-package check-upgrade help-package

@@ -2,15 +2,15 @@
 /*
  * /proc/net/rcvfix, in every network namespace: one "key value" per line.
  * This file owns the file and the order of its lines; each unit prints its
- * own keys: the version and the module's signature here, the strategy's
- * targets (rcvbuf.c), arming and
- * livepatches (arm.c), the kernel's SO_RCVLOWAT behaviour (rcvlowat.c),
- * then the namespace's switch and counters (netns.c).
+ * own keys: the version, the build's srcversion and the module's signature
+ * here, the strategy's targets (rcvbuf.c), arming and livepatches (arm.c),
+ * the kernel's SO_RCVLOWAT behaviour (rcvlowat.c), then the namespace's
+ * switch and counters (netns.c).
  *
  * The module-wide keys describe the host: shown in the initial namespace,
  * and elsewhere to a reader who opened the file with CAP_NET_ADMIN in the
- * initial user namespace. A container sees the version, its own switch and
- * its own counters.
+ * initial user namespace. A container sees the version and srcversion, its
+ * own switch and its own counters.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -47,11 +47,22 @@ const char *rcvfix_status_signature(void)
 	return module_sig_ok(THIS_MODULE) ? "verified" : "unverified";
 }
 
+/*
+ * modpost's checksum of the sources this build was made from, in .modinfo
+ * because the module has a MODULE_VERSION(): two builds of one version
+ * differ here (modinfo -F srcversion, /sys/module/rcvfix/srcversion).
+ */
+static const char *rcvfix_status_srcversion(void)
+{
+	return THIS_MODULE->srcversion ?: "none";
+}
+
 static int rcvfix_status_show(struct seq_file *m, void *v)
 {
 	struct net *net = seq_file_single_net(m);
 
 	seq_printf(m, RCVFIX_KEY_VERSION " %s\n", RCVFIX_VERSION);
+	seq_printf(m, RCVFIX_KEY_SRCVERSION " %s\n", rcvfix_status_srcversion());
 	if (rcvfix_status_shows_host(m, net)) {
 		seq_printf(m, RCVFIX_KEY_SIGNATURE " %s\n", rcvfix_status_signature());
 		seq_printf(m, RCVFIX_KEY_SIG_ENFORCED " %s\n",

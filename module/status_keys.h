@@ -27,6 +27,7 @@
 #define RCVFIX_TYPE_COUNTER	3
 
 #define RCVFIX_KEY_VERSION		"version"
+#define RCVFIX_KEY_SRCVERSION		"srcversion"
 #define RCVFIX_KEY_SIGNATURE		"signature"
 #define RCVFIX_KEY_SIG_ENFORCED		"sig_enforced"
 #define RCVFIX_KEY_STRATEGY		"strategy"
@@ -70,6 +71,8 @@ struct rcvfix_status_key {
 static const struct rcvfix_status_key rcvfix_status_keys[] = {
 	{ RCVFIX_KEY_VERSION, RCVFIX_SCOPE_MODULE, RCVFIX_TYPE_TEXT,
 	  "The rcvfix module's version" },
+	{ RCVFIX_KEY_SRCVERSION, RCVFIX_SCOPE_MODULE, RCVFIX_TYPE_TEXT,
+	  "The build's source checksum (modinfo -F srcversion), or none" },
 	{ RCVFIX_KEY_SIGNATURE, RCVFIX_SCOPE_MODULE, RCVFIX_TYPE_TEXT,
 	  "Module signature at load: verified, unverified (unsigned, unknown key), unchecked" },
 	{ RCVFIX_KEY_SIG_ENFORCED, RCVFIX_SCOPE_MODULE, RCVFIX_TYPE_BOOL,

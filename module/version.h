@@ -3,6 +3,6 @@
 #ifndef _RCVFIX_VERSION_H
 #define _RCVFIX_VERSION_H
 
-#define RCVFIX_VERSION "0.1.0"
+#define RCVFIX_VERSION "0.2.0"
 
 #endif /* _RCVFIX_VERSION_H */

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Helpers shared by the packaging scripts (lint.sh, install.sh, deb.sh,
-# check-package.sh): repository paths, the version read from its single
-# source (module/version.h), messages, and kernel support checks that reuse
+# check-package.sh, release-debs.sh, check-upgrade.sh): repository paths, the
+# version read from its single source (module/version.h), the releases
+# (packaging/releases, NEWS.md), messages, and kernel support checks that reuse
 # the BUILD_EXCLUSIVE_* rules of dkms.conf. Sourced, not executable.
 # shellcheck shell=bash
 
@@ -18,6 +19,37 @@ rcvfix_version() {
 		"$RCVFIX_REPO/module/version.h")
 	[[ -n $v ]] || die "no '#define RCVFIX_VERSION \"x.y.z\"' in module/version.h"
 	echo "$v"
+}
+
+# releases: the lines "VERSION COMMIT" of packaging/releases, oldest first.
+releases() {
+	sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$RCVFIX_REPO/packaging/releases"
+}
+
+# release_before VERSION: "VERSION COMMIT" of the newest release below
+# VERSION (dpkg's order); nothing and status 1 when there is none.
+release_before() {
+	local v c best=
+	while read -r v c; do
+		dpkg --compare-versions "$v" lt "$1" || continue
+		[[ -n $best ]] && dpkg --compare-versions "$v" le "${best%% *}" ||
+			best="$v $c"
+	done < <(releases)
+	[[ -n $best ]] && echo "$best"
+}
+
+# release_tree_unchanged COMMIT: this tree ships what COMMIT shipped (the
+# module, the tools, the packaging); true outside a git checkout, where
+# nothing can be compared.
+release_tree_unchanged() {
+	git -C "$RCVFIX_REPO" rev-parse --git-dir > /dev/null 2>&1 || return 0
+	git -C "$RCVFIX_REPO" diff --quiet "$1" -- module tools debian \
+		dkms.conf packaging/man packaging/modprobe packaging/modules-load
+}
+
+# news_top: the version of NEWS.md's first "## VERSION" heading.
+news_top() {
+	sed -n 's/^## \([^ ]*\).*/\1/p' "$RCVFIX_REPO/NEWS.md" | head -n 1
 }
 
 # dkms_conf_get VAR: the value of VAR in dkms.conf (sourced like dkms does,

@@ -26,8 +26,9 @@ problem() { echo "$*"; n_problems=$((n_problems + 1)); }
 # The tools and the packages' file names take it from there at build time;
 # the copies that must stay literal are checked here: dkms.conf (dh_dkms
 # and vm/chroot-kernel.sh read PACKAGE_VERSION as text, not by
-# running the file), debian/changelog (dpkg's own format) and the package
-# names in the README.
+# running the file), debian/changelog (dpkg's own format), NEWS.md's top
+# entry, the releases (packaging/releases) and the package names in the
+# README.
 # deploy/kubernetes is checked by tests/unit/k8s_manifests_test.py.
 
 lint_version() {
@@ -48,6 +49,8 @@ lint_version() {
 	[[ $val == "$v" ]] ||
 		problem "debian/changelog:1: version \"$val\", module/version.h says \"$v\" (add a changelog entry)"
 
+	lint_releases "$v"
+
 	# The package names the README tells users to install.
 	while IFS=: read -r line val; do
 		[[ $val == "$v" ]] ||
@@ -61,6 +64,51 @@ lint_version() {
 		val=$(sed -E 's/^[0-9]+:VERSION[[:space:]]*[:?]?=[[:space:]]*//' <<< "$line")
 		[[ $val == "$v" ]] ||
 			problem "$f:${line%%:*}: VERSION $val, module/version.h says \"$v\""
+	fi
+}
+
+# lint_releases VERSION: NEWS.md's top entry is VERSION; every release of
+# packaging/releases is well formed, in order and in NEWS.md with its
+# commit; VERSION is above the last release (dpkg's order), or equal to it
+# with NEWS.md's top entry for it and what it shipped unchanged since its
+# commit (this tree is that release): a change made after a release without
+# raising the version is caught here.
+lint_releases() {
+	local v=$1 top line n=0 rv rc prev="" last="" last_commit=""
+	top=$(news_top)
+	line=$(grep -n -m 1 '^## ' NEWS.md 2> /dev/null)
+	[[ $top == "$v" ]] ||
+		problem "NEWS.md:${line%%:*}: top entry \"${top:-none}\", module/version.h says \"$v\" (add an entry)"
+	while IFS= read -r line; do
+		n=$((n + 1))
+		line=${line%%#*}
+		[[ $line =~ [^[:space:]] ]] || continue
+		if ! [[ $line =~ ^([^[:space:]]+)[[:space:]]+([0-9a-f]{40})[[:space:]]*$ ]]; then
+			problem "packaging/releases:$n: not \"VERSION COMMIT\" (a full hash): $line"
+			continue
+		fi
+		rv=${BASH_REMATCH[1]} rc=${BASH_REMATCH[2]}
+		[[ -z $prev ]] || dpkg --compare-versions "$rv" gt "$prev" ||
+			problem "packaging/releases:$n: $rv is not above $prev (oldest first)"
+		prev=$rv last=$rv last_commit=$rc
+		awk -v v="$rv" -v c="$rc" '
+			/^## / { in_v = ($2 == v) }
+			in_v && index($0, c) { found = 1 }
+			END { exit !found }' NEWS.md ||
+			problem "NEWS.md:1: no entry \"## $rv\" naming its commit $rc (packaging/releases:$n)"
+		if git rev-parse --git-dir > /dev/null 2>&1 &&
+			! git cat-file -e "$rc^{commit}" 2> /dev/null; then
+			problem "packaging/releases:$n: $rc is no commit of this repository"
+		fi
+	done < packaging/releases
+	[[ -n $last ]] || { problem "packaging/releases:1: no release recorded"; return; }
+	if dpkg --compare-versions "$v" lt "$last"; then
+		problem "module/version.h:1: version $v is below the last release $last (packaging/releases)"
+	elif dpkg --compare-versions "$v" eq "$last"; then
+		[[ $top == "$last" ]] ||
+			problem "module/version.h:1: version $v is the released $last: raise it for a change, with a NEWS.md entry"
+		release_tree_unchanged "$last_commit" ||
+			problem "module/version.h:1: version $v is the released $last, but module/, tools/ or the packaging changed since its commit ${last_commit:0:12}: raise the version, with a NEWS.md entry"
 	fi
 }
 

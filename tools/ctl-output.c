@@ -241,6 +241,7 @@ static bool text_shown_key(const char *key)
 {
 	static const char *const shown[] = {
 		"version",
+		"srcversion",
 		"signature",
 		"sig_enforced",
 		"strategy",
@@ -272,6 +273,10 @@ void print_text(const struct module_state *m, const struct nslist *l,
 	printf("module:          rcvfix %s%s%s%s\n",
 	       v ? v : "(version unknown)", m->state[0] ? " (" : "", m->state,
 	       m->state[0] ? ")" : "");
+	/* what tells two builds of one version apart */
+	v = mod ? kv_get(mod, "srcversion") : NULL;
+	if (v)
+		printf("srcversion:      %s\n", v);
 	print_signature(m, mod);
 	v = mod ? kv_get(mod, "strategy") : NULL;
 	if (v)
@@ -388,7 +393,8 @@ static const struct {
 	const char *help;
 } prom_help[] = {
 	{ "rcvfix_loaded", "1 when the rcvfix module is loaded" },
-	{ "rcvfix_module_info", "The rcvfix module's version and strategy" },
+	{ "rcvfix_module_info",
+	  "The rcvfix module's version, srcversion and strategy" },
 };
 
 /* Help of the metric @name made from a key (status_keys.h), or NULL. */

@@ -24,6 +24,8 @@
 #   RCVFIX_APPEND         extra kernel command line
 #   RCVFIX_QEMU_OPTS      extra QEMU options (word-split)
 #   RCVFIX_ROOT_FS        9p or virtiofs (default: 9p if the kernel has it)
+#   RCVFIX_UPGRADE        settings of test 77-upgrade (the packages of the
+#                         last release and of this tree: check-upgrade.sh)
 # A kernel of another architecture (vm/arm64.sh) sets in build/KVER/kernel.env:
 #   RCVFIX_QEMU_BIN       the QEMU system emulator (qemu-system-x86_64)
 #   RCVFIX_QEMU_MACHINE   machine options (word-split; none)
@@ -148,6 +150,7 @@ envfile=$kbuild/run/$slot.env
 		RCVFIX_KMOD "$kbuild/kmod" \
 		RCVFIX_TESTS "${RCVFIX_TESTS:-}" \
 		RCVFIX_PEER "${RCVFIX_PEER:-}" \
+		RCVFIX_UPGRADE "${RCVFIX_UPGRADE:-}" \
 		RCVFIX_LOAD_PARAMS "${RCVFIX_LOAD_PARAMS:-}" \
 		RCVFIX_TEST_TIMEOUT "$test_timeout" \
 		RCVFIX_TIMEOUT_SCALE "$timeout_scale" \

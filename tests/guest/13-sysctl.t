@@ -109,9 +109,9 @@ if unshare -U -r true 2> /dev/null; then
 	kill $upid 2> /dev/null
 	wait $upid 2> /dev/null
 	# Container view: its own switch and counters, no host-wide keys.
-	check_eq "root of a child user namespace sees version, switch, counters only" \
-		"version enable rcvlowat_wakeups_added rcvlowat_wakeups_held setsockopt.sets" \
-		"$(unshare -U -r -n awk '{ print $1 }' /proc/net/rcvfix | head -n 5 | tr '\n' ' ' | sed 's/ $//')"
+	check_eq "root of a child user namespace sees version, srcversion, switch, counters only" \
+		"version srcversion enable rcvlowat_wakeups_added rcvlowat_wakeups_held setsockopt.sets" \
+		"$(unshare -U -r -n awk '{ print $1 }' /proc/net/rcvfix | head -n 6 | tr '\n' ' ' | sed 's/ $//')"
 else
 	echo "# user namespaces unavailable: child user namespace cases not run"
 fi
@@ -243,6 +243,12 @@ check "modinfo description" test -n "$(modinfo -F description "$RCVFIX_KO")"
 check "modinfo author" test -n "$(modinfo -F author "$RCVFIX_KO")"
 check_eq "modinfo version = /proc/net/rcvfix version" \
 	"$(rcvfix_status version)" "$(modinfo -F version "$RCVFIX_KO")"
+# modpost writes a srcversion because of MODULE_VERSION(); the module shows
+# the one it was loaded with.
+check "modinfo srcversion is not empty" \
+	test -n "$(modinfo -F srcversion "$RCVFIX_KO")"
+check_eq "modinfo srcversion = /proc/net/rcvfix srcversion" \
+	"$(modinfo -F srcversion "$RCVFIX_KO")" "$(rcvfix_status srcversion)"
 check "modinfo documents default_enable" \
 	grep -q '^default_enable:.\+' <<< "$(modinfo -F parm "$RCVFIX_KO")"
 # The contract, module/status_keys.h: "KEY SCOPE TYPE" in the file's order.

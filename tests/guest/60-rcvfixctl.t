@@ -82,12 +82,24 @@ check_rc "status: exit 0" 0
 	fail "status text shows strategy, namespace and switch" "$out"
 [[ $out =~ setsockopt\ +[0-9]+ ]] && ok "status text shows the counters" ||
 	fail "status text shows the counters" "$out"
+# Two builds of one version differ in their srcversion (modpost's checksum
+# of the sources, in .modinfo because of MODULE_VERSION()).
+srcversion=$(modinfo -F srcversion "$RCVFIX_KO")
+check "modinfo -F srcversion of the module is not empty" test -n "$srcversion"
+check_eq "/proc/net/rcvfix: srcversion is modinfo's" "$srcversion" \
+	"$(rcvfix_status srcversion)"
+check_eq "status text: the module's version, then its srcversion" \
+	"module:          rcvfix $(rcvfix_status version) (Live)
+srcversion:      $srcversion" "$(head -n 2 <<< "$out")"
 
 run_ctl --json status
 check_rc "status --json: exit 0" 0
 check "status --json is one valid JSON document" jq -e . <<< "$out"
 check_eq "JSON: loaded" true "$(jq -M .module.loaded <<< "$out")"
 check_eq "JSON: module state Live" '"Live"' "$(jq -M .module.state <<< "$out")"
+check_eq "JSON: module version and srcversion are modinfo's" \
+	"$(modinfo -F version "$RCVFIX_KO") $srcversion" \
+	"$(jq -M -r '"\(.module.version) \(.module.srcversion)"' <<< "$out")"
 check_eq "JSON: one namespace, the current one" "1 true" \
 	"$(jq -M -r '"\(.netns | length) \(.netns[0].current)"' <<< "$out")"
 check_eq "JSON: namespace id is this one's" "$(readlink /proc/self/ns/net)" \

@@ -73,6 +73,10 @@ check "it announced itself in the kernel log" bash -c \
 		grep -q 'rcvfix: $version loaded: strategy '"
 check "/proc/net/rcvfix exists" test -r /proc/net/rcvfix
 check_eq "/proc/net/rcvfix: version" "$version" "$(rcvfix_status version)"
+srcversion=$(modinfo -F srcversion rcvfix)
+check "modinfo -F srcversion rcvfix is not empty" test -n "$srcversion"
+check_eq "/proc/net/rcvfix: srcversion is the dkms build's" \
+	"$srcversion" "$(rcvfix_status srcversion)"
 check_eq "/proc/net/rcvfix: signature unverified (no key of this guest's kernel signed it)" \
 	unverified "$(rcvfix_status signature)"
 check_eq "off by default: net.rcvfix.enable" 0 "$(enable_of)"
@@ -80,6 +84,8 @@ if [[ -n $ctl ]]; then
 	check "$ctl status" "$ctl" status
 	check "$ctl status names the module and its version" bash -c \
 		"'$ctl' status | grep -q 'rcvfix $version'"
+	check "$ctl status names the build's srcversion" bash -c \
+		"'$ctl' status | grep -qx 'srcversion: *$srcversion'"
 else
 	fail "an installed rcvfixctl" "neither /usr/sbin nor /usr/local/sbin has one"
 fi

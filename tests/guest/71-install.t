@@ -20,6 +20,10 @@ check_eq "its version is module/version.h's" "$version" \
 	"$(modinfo -F version rcvfix)"
 check "modprobe rcvfix default_enable=1" modprobe rcvfix default_enable=1
 check_eq "/proc/net/rcvfix: version" "$version" "$(rcvfix_status version)"
+srcversion=$(modinfo -F srcversion rcvfix)
+check "modinfo -F srcversion rcvfix is not empty" test -n "$srcversion"
+check_eq "/proc/net/rcvfix: srcversion is the installed build's" \
+	"$srcversion" "$(rcvfix_status srcversion)"
 check_eq "/proc/net/rcvfix: enable" 1 "$(rcvfix_status enable)"
 check "$ctl status" "$ctl" status
 check "$ctl disable" "$ctl" disable

@@ -18,8 +18,8 @@
 
 static const char usage[] =
 "usage: lowat recv [-m] [-r] [-d] [-a ADDR] [-p PORT] [-l LOWAT] [-T SECONDS]\n"
-"       lowat send [-m] [-r] [-d] [-a ADDR] [-p PORT] -n BYTES [-c CHUNK]\n"
-"                  [-g GAP_US] [-T SECONDS]\n"
+"       lowat send [-m] [-r] [-d] [-a ADDR] [-p PORT] -n BYTES|-S FILE\n"
+"                  [-c CHUNK] [-g GAP_US] [-T SECONDS]\n"
 "       lowat ready [-m] [-a ADDR] [-p PORT] [-l LOWAT] [-T SECONDS]\n"
 "  recv: listen on ADDR:PORT (default 0.0.0.0:40001), accept one connection,\n"
 "        set SO_RCVLOWAT to LOWAT (0: leave unset), then poll()+recv() until\n"
@@ -33,7 +33,9 @@ static const char usage[] =
 "        whose reads got less than LOWAT, EOF aside)\n"
 "  send: connect to ADDR:PORT (default 127.0.0.1:40001), send BYTES in\n"
 "        writes of CHUNK bytes (default 256 KiB); with -g, TCP_NODELAY and\n"
-"        a pause of GAP_US microseconds after each write\n"
+"        a pause of GAP_US microseconds after each write; with -S, until\n"
+"        FILE exists (looked for before each write; -n then the most),\n"
+"        for a stream that lasts as long as what another program does\n"
 "  ready: both ends in this process, connected over ADDR:PORT (default\n"
 "        127.0.0.1:40001); the reader sets SO_RCVLOWAT LOWAT (default 512 KiB)\n"
 "        and checks when it is reported readable; one result line:\n"
@@ -209,7 +211,8 @@ static void do_recv(int conn, int lowat)
 }
 
 /* Sends on @fd, a connected socket, and closes it. */
-static void do_send(int fd, long long total, int chunk, int gap_us)
+static void do_send(int fd, long long total, int chunk, int gap_us,
+		    const char *stop)
 {
 	static char buf[4 << 20];
 	struct timespec gap = { gap_us / 1000000, (gap_us % 1000000) * 1000L };
@@ -227,9 +230,10 @@ static void do_send(int fd, long long total, int chunk, int gap_us)
 	if (duplex)
 		duplex_start(&d, fd, duplex_drain_fn);
 	t0 = now_s();
-	while (sent < total) {
-		size_t len = total - sent < chunk ? (size_t)(total - sent) :
-						    (size_t)chunk;
+	while ((total < 0 || sent < total) && !(stop && !access(stop, F_OK))) {
+		size_t len = total >= 0 && total - sent < chunk ?
+				     (size_t)(total - sent) :
+				     (size_t)chunk;
 		ssize_t n;
 
 		pattern_fill(buf, len, sent, SEED_DATA);
@@ -422,7 +426,7 @@ const char *prog = "lowat";
 
 int main(int argc, char **argv)
 {
-	const char *mode, *addr = NULL;
+	const char *mode, *addr = NULL, *stop = NULL;
 	int port = 40001, lowat = 0, chunk = 256 * 1024, gap_us = 0;
 	int timeout = 60, reversed = 0, fd, lfd = -1, c;
 	long long total = -1;
@@ -435,7 +439,7 @@ int main(int argc, char **argv)
 	} else {
 		mode = mode_arg(argc, argv, usage, "recv", "send");
 	}
-	while ((c = getopt(argc, argv, "mrda:p:l:n:c:g:T:")) != -1) {
+	while ((c = getopt(argc, argv, "mrda:p:l:n:c:g:S:T:")) != -1) {
 		switch (c) {
 		case 'm': use_mptcp = 1; break;
 		case 'r': reversed = 1; break;
@@ -446,14 +450,15 @@ int main(int argc, char **argv)
 		case 'n': total = parse_ll("-n", optarg); break;
 		case 'c': chunk = parse_int("-c", optarg); break;
 		case 'g': gap_us = parse_int("-g", optarg); break;
+		case 'S': stop = optarg; break;
 		case 'T': timeout = parse_int("-T", optarg); break;
 		default: die(EXIT_USAGE, "bad option (try --help)");
 		}
 	}
 	if (optind != argc)
 		die(EXIT_USAGE, "unexpected argument '%s'", argv[optind]);
-	if (!strcmp(mode, "send") && total < 0)
-		die(EXIT_USAGE, "send needs -n BYTES");
+	if (!strcmp(mode, "send") && total < 0 && !stop)
+		die(EXIT_USAGE, "send needs -n BYTES or -S FILE");
 	if (!addr)
 		addr = (strcmp(mode, "recv") == 0) != reversed ? "0.0.0.0" :
 							  "127.0.0.1";
@@ -477,7 +482,7 @@ int main(int argc, char **argv)
 	} else if (!strcmp(mode, "ready")) {
 		do_ready(fd, &sa, salen, lowat > 0 ? lowat : 512 * 1024);
 	} else {
-		do_send(fd, total, chunk, gap_us);
+		do_send(fd, total, chunk, gap_us, stop);
 		fd = -1;
 	}
 	if (fd >= 0)
