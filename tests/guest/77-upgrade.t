@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# rcvfix-timeout: 2400
+# rcvfix-timeout: 4800
 # The upgrade an operator runs (docs/operations.md, "Upgrading"), in one
 # boot: the last release's packages installed with apt (dkms builds its
 # module for this kernel), the fix enabled at load by /etc/modprobe.d, TCP
@@ -115,12 +115,12 @@ stream() {
 	local log=/tmp/rcvfix-upgrade-$1-$$ name=$1 port=$2
 	shift 2
 	in_ns "$sns" "$RCVFIX_BIN/lowat" recv -a 10.99.77.2 -p "$port" "$@" \
-		-l 65536 -T "$(scaled 2400)" > "$log.recv" 2>&1 &
+		-l 65536 -T "$(scaled 4800)" > "$log.recv" 2>&1 &
 	recv_pid[$name]=$!
 	wait_for "$log.recv" listening 20 ||
 		{ fail "$name receiver listens" "$(cat "$log.recv")"; return 1; }
 	in_ns "$cns" "$RCVFIX_BIN/lowat" send -a 10.99.77.2 -p "$port" "$@" \
-		-S "$stop" -c 16384 -g 20000 -T "$(scaled 2400)" > "$log.send" 2>&1 &
+		-S "$stop" -c 16384 -g 20000 -T "$(scaled 4800)" > "$log.send" 2>&1 &
 	send_pid[$name]=$!
 	ok "$name stream started"
 }
