@@ -313,16 +313,16 @@ verdict() {
 		# for, twice stock's throughput or more. The ratio to case 1
 		# is held to 0.95 within the run's noise: one slow round of an
 		# emulated guest does not flip the verdict.
-		local rs tol same locked=${R[$row.rcvbuf_locked]:-0}
+		local rs tol same lock=""
+		[[ ${R[$row.rcvbuf_locked]:-0} != 1 ]] || lock=" locked"
 		rs=$(paired "$row" "${ref%.c1}.c2s")
 		tol=$(tolerance "$ref" "$row")
 		same=$(wscale_rounds "$row" "$ws1")
-		if [[ $same == yes && $locked != 1 ]] && ((end > 2 * buf)) &&
+		if [[ $same == yes && -z $lock ]] && ((end > 2 * buf)) &&
 			ge "$rs" 2 && ge "$r" "$tol"; then
 			V="fixed: window scale $ws as case 1, buffer autotuned; $rs x stock, $r x case 1 (>= $tol)"
 		else
-			V="NOT FIXED: window scale $ws vs $ws1 (every round: $same), buffer $end$(
-				((locked == 1)) && echo " locked"), $rs x stock (>= 2), $r x case 1 (>= $tol)"
+			V="NOT FIXED: window scale $ws vs $ws1 (every round: $same), buffer $end$lock, $rs x stock (>= 2), $r x case 1 (>= $tol)"
 			n_bad=$((n_bad + 1))
 		fi
 		;;
