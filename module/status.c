@@ -48,9 +48,10 @@ const char *rcvfix_status_signature(void)
 }
 
 /*
- * modpost's checksum of the sources this build was made from, in .modinfo
- * because the module has a MODULE_VERSION(): two builds of one version
- * differ here (modinfo -F srcversion, /sys/module/rcvfix/srcversion).
+ * modpost's checksum of the module's sources, in .modinfo because the
+ * module has a MODULE_VERSION(): builds of one version from different
+ * sources differ here; the same sources built for another kernel do not
+ * (modinfo -F srcversion, /sys/module/rcvfix/srcversion).
  */
 static const char *rcvfix_status_srcversion(void)
 {

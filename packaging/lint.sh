@@ -3,8 +3,8 @@
 # The code-hygiene gates behind `make lint` (run by `make check`): version
 # consistency, checkpatch.pl --strict from linux-source-6.1, sparse (C=2) and
 # W=1 builds of module/ and tests/kmod/ against each kernel's headers, and
-# clang-format with the kernel's style on tools/, and file sizes. Every problem is printed as
-# FILE:LINE: ...; exit status 1 if there is any.
+# clang-format with the kernel's style on tools/, and file sizes. Every
+# problem is printed as FILE:LINE: ...; exit status 1 if there is any.
 #
 # Usage: lint.sh [STEP...]   steps: version checkpatch sparse format size (all)
 # Environment: LINT_KVERS  kernels for the sparse/W=1 step (default: every
@@ -267,9 +267,8 @@ lint_format() {
 }
 
 # --- size: files small enough to read ------------------------------------------
-# Every tracked text file outside tests/ stays under 700 lines, and every
-# module/*.c under 700 too: past that a file holds more than one concern
-# (docs/testing.md, "Development layout"). Recorded run data
+# Every tracked text file outside tests/ stays at 700 lines or fewer: past
+# that a file holds more than one concern. Recorded run data
 # (bench/results/, docs/results/) is output, not text to read whole.
 
 SIZE_MAX=700
