@@ -96,5 +96,55 @@ for proto in tcp mptcp; do
 done
 echo
 
+# Never slower than not asking (issue 59): a reader with a small buffer
+# (SO_RCVLOWAT 512 KB, then SO_RCVBUF 32768 after accept, as socat's
+# rcvbuf-late) reading 8 KB per wakeup (socat's buffer), 4 MB; the marked
+# MPTCP reader's rate against the same reader without a mark and against
+# TCP with the mark, each ratio from one boot.
+stall=$bin/lowatstall
+small() {	# small KEY PROTO_ARG MARK: R[rcvlowat.small.KEY] = seconds, or x
+	local key=$1 m=$2 mark=$3 out line
+	port=$((port + 1))
+	out=$(mktemp)
+	# shellcheck disable=SC2086 # -m or nothing
+	ip netns exec "$rcv" "$stall" server $m -a 10.99.42.2 -p $port -n $((4 * mib)) \
+		-l "$mark" -b 32768 -R 8192 -w poll -t 30 -T 60 > "$out" 2>&1 &
+	for _ in $(seq 100); do grep -q listening "$out" && break; sleep 0.1; done
+	# shellcheck disable=SC2086
+	ip netns exec "$snd" "$stall" client $m -a 10.99.42.2 -p $port -n $((4 * mib)) \
+		-T 60 > /dev/null 2>&1 || true
+	wait $! || true
+	line=$(grep '^result=done' "$out" || true)
+	rm -f "$out"
+	R[rcvlowat.small.$key.seconds]=$(sed -nE 's/.* seconds=([0-9.]+) .*/\1/p' <<< "$line")
+	[[ -n ${R[rcvlowat.small.$key.seconds]} ]] || R[rcvlowat.small.$key.seconds]=x
+}
+rate_ratio() {	# rate_ratio SECONDS_OF_A SECONDS_OF_B: A's rate / B's
+	awk -v a="$1" -v b="$2" 'BEGIN { if (a == "x" || b == "x" || a <= 0) print "x"; else printf "%.2f", b / a }'
+}
+if [[ -x $stall ]]; then
+	for en in 0 1; do
+		for ns in "$snd" "$rcv"; do
+			ip netns exec "$ns" sh -c "echo $en > /proc/sys/net/rcvfix/enable"
+		done
+		small "mptcp.none.en$en" -m 0
+		small "mptcp.mark.en$en" -m 524288
+		small "tcp.mark.en$en" "" 524288
+		R[rcvlowat.small.mark_vs_none.en$en]=$(rate_ratio "${R[rcvlowat.small.mptcp.mark.en$en.seconds]}" "${R[rcvlowat.small.mptcp.none.en$en.seconds]}")
+		R[rcvlowat.small.mark_vs_tcp.en$en]=$(rate_ratio "${R[rcvlowat.small.mptcp.mark.en$en.seconds]}" "${R[rcvlowat.small.tcp.mark.en$en.seconds]}")
+	done
+	echo "== small buffer (64 KB locked after accept), 8 KB reads, 4 MB: seconds (x: not done in 60 s)"
+	printf '%-22s %10s %10s\n' reader "enable 0" "enable 1"
+	for k in mptcp.none mptcp.mark tcp.mark; do
+		printf '%-22s %10s %10s\n' "$k" "${R[rcvlowat.small.$k.en0.seconds]}" \
+			"${R[rcvlowat.small.$k.en1.seconds]}"
+	done
+	printf '%-22s %10s %10s\n' "MPTCP mark/none rate" "${R[rcvlowat.small.mark_vs_none.en0]}" \
+		"${R[rcvlowat.small.mark_vs_none.en1]}"
+	printf '%-22s %10s %10s\n' "MPTCP mark/TCP mark" "${R[rcvlowat.small.mark_vs_tcp.en0]}" \
+		"${R[rcvlowat.small.mark_vs_tcp.en1]}"
+	echo
+fi
+
 bench_emit meta.rcvlowat_kernel meta.rcvlowat_date
 echo "bench: rcvlowat part done"

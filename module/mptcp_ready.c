@@ -123,11 +123,12 @@ static u64 rcvfix_mptcp_avail(struct sock *msk, bool owned_elsewhere)
 
 /*
  * TCP's window test (tcp_epollin_ready()) on one subflow @ssk: can its
- * peer send at most one more segment? With one subflow that is the
- * window its peer sends against in every state: after a fallback it is
- * plain TCP's (the msk's own right edge, rcv_wnd_sent, stops moving
- * while its ack_seq goes on), and with MPTCP options the subflow's
- * rcv_wnd follows the msk's free space (mptcp_set_rwin()). Only a
+ * peer send at most one more segment? After a fallback that is the
+ * window its peer sends against (plain TCP's: the msk's own right edge,
+ * rcv_wnd_sent, stops moving while its ack_seq goes on). With MPTCP
+ * options and one subflow the subflow's rcv_wnd follows the msk's free
+ * space (mptcp_set_rwin()), but its right edge may lie past the msk's: a
+ * bound the msk's own window completes (rcvfix_msk_own_window()). Only a
  * subflow that can still receive counts.
  */
 static bool rcvfix_subflow_window_closed(const struct sock *ssk)
@@ -179,11 +180,53 @@ static bool rcvfix_msk_window_closed(struct sock *msk, struct sock *ssk)
 }
 
 /*
+ * With one subflow @ssk and MPTCP options, the window its peer may still
+ * fill at the data level, or -1 where that is not known. The peer sends
+ * against the data-level ack plus the window (options.c), and the
+ * subflow's right edge can lie past the msk's: mptcp_set_rwin() raises
+ * the subflow's rcv_wnd to the msk's edge less ack_seq, while the
+ * subflow's rcv_wup is its rcv_nxt, ahead of ack_seq by what waits on the
+ * 7.x backlog or the subflow. The subflow's window then looks open while
+ * the peer has filled the msk's (measured on 7.3: 48 KB queued, the peer
+ * waiting for its retransmission timer, no wakeup; issue 59). The window
+ * sent when it was raised is rounded down to the window scale, unlike
+ * rcv_wnd_sent and the subflow's rcv_wnd (TCP's own rcv_wnd is aligned):
+ * the peer's edge is that remainder short of rcv_wnd_sent. Only where
+ * rcv_wnd_sent is current: not after a fallback (allow_subflows clear:
+ * it stops moving), and not before this side sent its first data ack (it
+ * is then the initial ack_seq, behind the data): a window below 0.
+ */
+static s64 rcvfix_msk_own_window(struct sock *msk, const struct sock *ssk)
+{
+	const struct tcp_sock *tp = tcp_sk(ssk);
+	u32 unit = 1U << tp->rx_opt.rcv_wscale;	/* set at the handshake */
+	s64 win;
+
+	if (!rcvfix_msk_bool(msk, rcvfix_msk_allow_subflows))
+		return -1;
+	win = rcvfix_msk_u64(msk, rcvfix_msk_rcv_wnd_sent) -
+	      rcvfix_msk_u64(msk, rcvfix_msk_ack_seq);
+	if (win < 0)
+		return -1;
+	return max_t(s64, win - (READ_ONCE(tp->rcv_wnd) & (unit - 1)), 0);
+}
+
+/* TCP's window test on the msk's own window, for one subflow @ssk. */
+static bool rcvfix_msk_own_window_closed(struct sock *msk, struct sock *ssk)
+{
+	s64 win = rcvfix_msk_own_window(msk, ssk);
+
+	return win >= 0 &&
+	       win <= (s64)READ_ONCE(inet_csk(ssk)->icsk_ack.rcv_mss);
+}
+
+/*
  * Is the window of @msk closed, TCP's way? For an msk that joined, its
- * shared window (above); else (one subflow, or a fallback to TCP) that
- * subflow's: @ssk, the one that just received (locked by its caller),
- * else the first subflow, else the one of the list where it may be
- * walked (@walk: see rcvfix_msk_for_each_subflow()).
+ * shared window (above); else (one subflow, or a fallback to TCP) the
+ * msk's own where it is current (above), or that subflow's: @ssk, the one
+ * that just received (locked by its caller), else the first subflow, else
+ * the one of the list where it may be walked (@walk: see
+ * rcvfix_msk_for_each_subflow()).
  */
 static bool rcvfix_mptcp_window_closed(struct sock *msk, struct sock *ssk,
 				       bool walk)
@@ -193,11 +236,11 @@ static bool rcvfix_mptcp_window_closed(struct sock *msk, struct sock *ssk,
 	if (rcvfix_msk_joined(msk))
 		return rcvfix_msk_window_closed(msk,
 						ssk ? : rcvfix_msk_first(msk));
+	if (!ssk)
+		ssk = rcvfix_msk_first(msk);
 	if (ssk)
-		return rcvfix_subflow_window_closed(ssk);
-	ssk = rcvfix_msk_first(msk);
-	if (ssk)
-		return rcvfix_subflow_window_closed(ssk);
+		return rcvfix_msk_own_window_closed(msk, ssk) ||
+		       rcvfix_subflow_window_closed(ssk);
 	if (!walk)
 		return false;
 	rcvfix_msk_for_each_subflow(msk, pos)
@@ -209,10 +252,13 @@ static bool rcvfix_mptcp_window_closed(struct sock *msk, struct sock *ssk,
 /*
  * TCP's net (tcp_epollin_ready()): can the data queued for @msk no longer
  * grow? Its memory holds 7/8 of its buffer (tcp_rmem_pressure()), or the
- * window is closed (above). Data the kernel leaves on a subflow while the
- * msk is over its limit (mptcp_data_ready()'s early return) comes with
- * the first: the msk's memory is above that limit, which is at least its
- * own buffer.
+ * window is closed (above). Before 7.x, data the kernel leaves on a
+ * subflow while the msk is over its limit (mptcp_data_ready()'s early
+ * return) comes with the first: the msk's memory is above that limit,
+ * which is at least its own buffer. On 7.x, data that arrives while the
+ * msk is owned waits on its backlog, counted neither in its memory nor
+ * in ack_seq; mptcp_release_cb() moves it and wakes the reader whatever
+ * the mark, and mptcp_poll()'s wrapper then decides.
  */
 static bool rcvfix_mptcp_cannot_grow(struct sock *msk, struct sock *ssk,
 				     bool walk)

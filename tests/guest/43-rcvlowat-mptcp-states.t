@@ -25,7 +25,8 @@
 #            (lowatstall -D): it polls only once its buffer is full, what
 #            that cannot hold waits on the subflows or at the sender, and no
 #            new segment arrives to wake it: poll() must report what TCP's
-#            would (the subflows' queues are printed)
+#            would (the subflows' queues are printed), and readable the
+#            moment it looks, as TCP's (its window is closed)
 # Enabled, each MPTCP cell must do what TCP does: wakeups per MiB within
 # TCP's + 1 and within its own off cell's + 1 (duplex, where the reader
 # also sleeps in recv() on the msk's lock while the writer owns it: on 6.1
@@ -214,7 +215,7 @@ STALL_OK=$(scaled 5)
 PARK_MS=$(($(scaled 1) * 1000))
 # the request/response cells: kind, then how the reader waits
 REQ_CELLS=("stall, epoll" "stall, block" "parked, poll")
-declare -A W PS SHORT RES ADDED P
+declare -A W PS SHORT RES READY ADDED P
 
 # receive_hooks: yes when the subflows' sk_data_ready and sk_state_change
 # and mptcp_poll are all armed.
@@ -294,7 +295,7 @@ for en in 0 1; do
 			[[ -z $delay ]] ||
 				queued="; queued on the reader's TCP sockets while it slept: $PARKED"
 			echo "# $cell: $S; client $C$queued"
-			RES[$cell]=$(kv result "$S")
+			RES[$cell]=$(kv result "$S") READY[$cell]=$(kv ready "$S")
 			if [[ ${RES[$cell]} == "done" ]]; then
 				check_eq "$cell: the client got the reply intact" \
 					"done" "$(kv result "$C")"
@@ -377,6 +378,21 @@ for state in $STATES; do
 		if ((fixing)) || [[ $state == tcp ]]; then
 			check_eq "$on: done where TCP is (${RES[tcp, $kind, enable=1]})" \
 				done "${RES[$on]}"
+			[[ $kind == parked,* ]] || continue
+			# Woken by the sleep's end alone: what filled the
+			# buffer came while nobody read, so the socket must
+			# be readable the moment the reader looks, as TCP's
+			# (its window is closed). On 7.x a one-subflow
+			# reader's subflow window looked open while the
+			# peer had filled the msk's (issue 59): not readable,
+			# and the peer waited for its retransmission timer.
+			if [[ $state == tcp ]]; then
+				check_eq "$on: readable at once after the sleep (the window closed)" \
+					1 "${READY[$on]}"
+			else
+				check_eq "$on: readable at once after the sleep, as TCP's" \
+					"${READY[tcp, $kind, enable=1]}" "${READY[$on]}"
+			fi
 		elif [[ $state != mpc2 && ${RES[$state, $kind, enable=0]} == done ]]; then
 			# stock woke its reader: so must rcvfix. Not judged
 			# for mpc2: there stock's own outcome is a race of the

@@ -17,14 +17,16 @@
 
 static const char usage[] =
 "usage: lowatstall server [-m] [-a ADDR] [-p PORT] -n BYTES [-w WAIT] [-l LOWAT]\n"
-"                         [-b RCVBUF] [-F] [-L] [-D MS] [-t SECONDS] [-T SECONDS]\n"
+"                         [-b RCVBUF] [-F] [-L] [-D MS] [-R BYTES] [-t SECONDS]\n"
+"                         [-T SECONDS]\n"
 "       lowatstall client [-m] [-a ADDR] [-p PORT] -n BYTES [-T SECONDS]\n"
 "  -r    (both) reversed: the server connects to ADDR:PORT (retrying until\n"
 "        it listens), the client listens there and prints 'listening'\n"
 "        (a reader that is the client: with -m on the server alone, an\n"
 "        MPTCP client of a TCP server); -L is then not for the server\n"
 "  server: listen on ADDR:PORT (default 0.0.0.0:40002), print 'listening',\n"
-"        accept one connection and set SO_RCVLOWAT LOWAT (default 524288),\n"
+"        accept one connection and set SO_RCVLOWAT LOWAT (default 524288;\n"
+"        0: not set, a reader that does not ask),\n"
 "        then SO_RCVBUF RCVBUF (default 32768; -F: SO_RCVBUFFORCE; 0: none)\n"
 "        on it, or with -L on the listener before listen(), for the\n"
 "        connection to inherit. Read BYTES, waiting before each read with WAIT: poll,\n"
@@ -34,9 +36,13 @@ static const char usage[] =
 "        a blocking recv() that copied part of the tail waits for a full\n"
 "        mark of new bytes). With -D, sleep MS milliseconds before the first\n"
 "        wait: the request arrives while nobody reads (what the buffer cannot\n"
-"        hold is left on the subflows: 'parked'). Then reply one\n"
+"        hold is left on the subflows: 'parked'). With -R, read at most\n"
+"        BYTES after each wakeup (socat's 8192-byte buffer: -R 8192). Then\n"
+"        reply one\n"
 "        byte. One result line:\n"
 "        result=done|stalled bytes=N wakeups=N seconds=S lowat=M rcvbuf=B\n"
+"        ready=0|1 (ready: poll() reported the socket readable at once when\n"
+"        the reader first looked, after -D's sleep)\n"
 "        (lowat, rcvbuf: as the kernel reports them once the options are\n"
 "        set). stalled: no readiness for SECONDS (-t, default 10) while\n"
 "        bytes were missing; exit 3.\n"
@@ -60,6 +66,7 @@ static const char *const wait_names[] = {
 struct server {
 	enum wait_kind wait;
 	int fd, ep, lowat, stall_ms, delay_ms;
+	size_t chunk;		/* -R: at most this much per wakeup, or 0 */
 	struct io_uring ring;
 };
 
@@ -83,7 +90,8 @@ static int get_int(int fd, int opt)
 
 static void set_options(int fd, int lowat, int rcvbuf, int force)
 {
-	set_int(fd, SO_RCVLOWAT, lowat, "SO_RCVLOWAT");
+	if (lowat > 0)
+		set_int(fd, SO_RCVLOWAT, lowat, "SO_RCVLOWAT");
 	if (rcvbuf <= 0)
 		return;
 	if (force)
@@ -138,6 +146,8 @@ static ssize_t server_read(struct server *s, size_t want)
 
 	if (want > sizeof(buf))
 		want = sizeof(buf);
+	if (s->chunk && want > s->chunk)
+		want = s->chunk;
 	switch (s->wait) {
 	case WAIT_POLL:
 		r = poll(&p, 1, s->stall_ms);
@@ -217,8 +227,9 @@ static int accept_one(int lfd)
 static int do_server(struct server *s, long long total, int rcvbuf,
 		     int force, int on_listener)
 {
+	struct pollfd first = { .fd = s->fd, .events = POLLIN };
 	long long got = 0, wakeups = 0;
-	int stalled = 0, lowat, buf_now;
+	int stalled = 0, lowat, buf_now, ready;
 	double t0;
 	ssize_t n;
 
@@ -229,6 +240,8 @@ static int do_server(struct server *s, long long total, int rcvbuf,
 	server_prepare(s);
 	if (s->delay_ms)
 		usleep((useconds_t)s->delay_ms * 1000);
+	/* readable now, without waiting? (TCP's rule: the mark, or a closed window) */
+	ready = poll(&first, 1, 0) == 1 && (first.revents & POLLIN);
 	t0 = now_s();
 	while (got < total) {
 		n = server_read(s, (size_t)(total - got));
@@ -249,9 +262,9 @@ static int do_server(struct server *s, long long total, int rcvbuf,
 	}
 	if (!stalled && got == total && send(s->fd, "k", 1, MSG_NOSIGNAL) != 1)
 		die(1, "send reply: %s", strerror(errno));
-	printf("result=%s bytes=%lld wakeups=%lld seconds=%.3f lowat=%d rcvbuf=%d\n",
+	printf("result=%s bytes=%lld wakeups=%lld seconds=%.3f lowat=%d rcvbuf=%d ready=%d\n",
 	       stalled ? "stalled" : got == total ? "done" : "eof", got,
-	       wakeups, now_s() - t0, lowat, buf_now);
+	       wakeups, now_s() - t0, lowat, buf_now, ready);
 	fflush(stdout);
 	return stalled ? EXIT_STALLED : got == total ? 0 : 1;
 }
@@ -300,7 +313,7 @@ int main(int argc, char **argv)
 	unsigned int i;
 
 	mode = mode_arg(argc, argv, usage, "server", "client");
-	while ((c = getopt(argc, argv, "mra:p:n:w:l:b:FLD:t:T:")) != -1) {
+	while ((c = getopt(argc, argv, "mra:p:n:w:l:b:FLD:R:t:T:")) != -1) {
 		switch (c) {
 		case 'm': mptcp = 1; break;
 		case 'r': reversed = 1; break;
@@ -321,6 +334,7 @@ int main(int argc, char **argv)
 		case 'F': force = 1; break;
 		case 'L': on_listener = 1; break;
 		case 'D': s.delay_ms = parse_int("-D", optarg); break;
+		case 'R': s.chunk = (size_t)parse_int("-R", optarg); break;
 		case 't': s.stall_ms = parse_int("-t", optarg) * 1000; break;
 		case 'T': timeout = parse_int("-T", optarg); break;
 		default: die(EXIT_USAGE, "bad option (try --help)");
