@@ -40,10 +40,8 @@ echo "# rcvlowat_wakeup $lowat_word"
 [[ $lowat_word == *mptcp:rcvfix* || $lowat_word == *mptcp:native+rcvfix* ]] ||
 	skip "rcvfix leaves MPTCP's SO_RCVLOWAT to this kernel ($lowat_word)"
 
-snd=$(netns_new lba)
-rcv=$(netns_new lbb)
-veth_pair "$snd" "$rcv" 10.99.45.1 10.99.45.2 || skip "cannot create veth pair"
-for ns in "$snd" "$rcv"; do
+client_server lb 45	# $cns sends, $sns reads
+for ns in "$cns" "$sns"; do
 	ns_write /proc/sys/net/mptcp/enabled 1 "$ns"
 	rcvfix_enable 1 "$ns"
 done
@@ -60,18 +58,18 @@ bpf_cell() {
 	esac
 	rm -f "$out".*
 	if [[ $1 == active ]]; then
-		in_ns "$snd" "$RCVFIX_BIN/lowat" send $sa -a $dst -p $port \
+		in_ns "$cns" "$RCVFIX_BIN/lowat" send $sa -a $dst -p $port \
 			-T 60 $PACED > "$out.s" 2>&1 &
 		wait_for "$out.s" listening 20
 		timeout 120 "$RCVFIX_BIN/bpf_rcvbuf" -g "$CG" -L -T 60 -- \
-			ip netns exec "$rcv" "$RCVFIX_BIN/lowat" recv $ra \
+			ip netns exec "$sns" "$RCVFIX_BIN/lowat" recv $ra \
 			-a $dst -p $port -l $LOWAT -T 60 > "$out.r" 2>&1
 	else
 		timeout 120 "$RCVFIX_BIN/bpf_rcvbuf" -g "$CG" -L -T 60 -- \
-			ip netns exec "$rcv" "$RCVFIX_BIN/lowat" recv $ra \
+			ip netns exec "$sns" "$RCVFIX_BIN/lowat" recv $ra \
 			-a $dst -p $port -l $LOWAT -T 60 > "$out.r" 2>&1 &
 		wait_for "$out.r" listening 20
-		in_ns "$snd" "$RCVFIX_BIN/lowat" send $sa -a $dst -p $port \
+		in_ns "$cns" "$RCVFIX_BIN/lowat" send $sa -a $dst -p $port \
 			-T 60 $PACED > "$out.s" 2>&1
 	fi
 	wait
@@ -108,8 +106,8 @@ for state in mpc1 active; do
 	check "$state: at most 2 short reads (${SHORT[$state]})" \
 		test "${SHORT[$state]:-99}" -le 2
 done
-added=$(rcvfix_status rcvlowat_wakeups_added "$rcv")
-held=$(rcvfix_status rcvlowat_wakeups_held "$rcv")
+added=$(rcvfix_status rcvlowat_wakeups_added "$sns")
+held=$(rcvfix_status rcvlowat_wakeups_held "$sns")
 echo "# reader's namespace: rcvlowat_wakeups_added $added, rcvlowat_wakeups_held $held"
 if [[ $lowat_word == *mptcp:rcvfix* ]]; then
 	# 6.1: every segment below the mark was a wakeup the kernel made
@@ -149,7 +147,7 @@ aside() {
 }
 wait_aside() { wait_eq "$1" aside; }
 mark() {	# mark: an MPTCP socket of the reader's namespace sets a mark
-	in_ns "$rcv" "$RCVFIX_BIN/sockopt" -p mptcp rcvlowat=$LOWAT |
+	in_ns "$sns" "$RCVFIX_BIN/sockopt" -p mptcp rcvlowat=$LOWAT |
 		awk '{ print $2 }'
 }
 
@@ -172,7 +170,7 @@ check_eq "livepatch gone: armed again, receive hooks too" "yes no none yes" "$(a
 # cannot arm mptcp_poll, and says so.
 rcvfix_unload
 rcvfix_load || { fail "reload rcvfix"; done_testing; }
-for ns in "$snd" "$rcv"; do rcvfix_enable 1 "$ns"; done
+for ns in "$cns" "$sns"; do rcvfix_enable 1 "$ns"; done
 check_eq "reloaded, enabled, no mark: receive hooks not armed" \
 	"yes no none no" "$(aside)"
 insmod "$livepatch" func=mptcp_poll
@@ -209,14 +207,14 @@ check_eq "last_arm_error cleared" none "$(rcvfix_status last_arm_error)"
 # hold-off over, nothing of rcvfix's is left in ftrace; on again, they come
 # back with the rest (a mark was seen), before any new mark.
 echo 1 > /sys/module/rcvfix/parameters/disarm_holdoff_s
-for ns in "$snd" "$rcv"; do rcvfix_enable 0 "$ns"; done
+for ns in "$cns" "$sns"; do rcvfix_enable 0 "$ns"; done
 for i in $(seq "$(scaled 50)"); do
 	[[ $(rcvfix_status armed) == no ]] && break
 	sleep 0.2
 done
 check_eq "disabled everywhere, hold-off over: nothing armed" "no no 0" \
 	"$(rcvfix_status armed) $(rcvfix_status receive_hooks_armed) $(rcvfix_hooks)"
-rcvfix_enable 1 "$rcv"
+rcvfix_enable 1 "$sns"
 check_eq "enabled again: armed, the receive hooks with the rest" "yes yes" \
 	"$(rcvfix_status armed) $(rcvfix_status receive_hooks_armed)"
 check_eq "... every target in ftrace" \

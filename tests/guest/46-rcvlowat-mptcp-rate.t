@@ -23,10 +23,8 @@ TOTAL=$((4 * 1048576))
 rcvfix_unload
 rcvfix_load || { fail "load rcvfix"; done_testing; }
 "$RCVFIX_BIN/sockopt" -p mptcp get > /dev/null 2>&1 || skip "no MPTCP sockets"
-snd=$(netns_new rta)
-rcv=$(netns_new rtb)
-veth_pair "$snd" "$rcv" 10.99.46.1 10.99.46.2 || skip "cannot create veth pair"
-for ns in "$snd" "$rcv"; do
+client_server rt 46	# $cns sends, $sns reads
+for ns in "$cns" "$sns"; do
 	ns_write /proc/sys/net/mptcp/enabled 1 "$ns"
 	rcvfix_enable 1 "$ns"
 done
@@ -44,19 +42,19 @@ counter() {
 run() {
 	local out=/tmp/rcvfix-rate46-$$ args="-a 10.99.46.2 -n $TOTAL" s
 	local rt0 pr0
-	rt0=$(counter "$snd" MPTcpExtMPTCPRetrans) pr0=$(counter "$rcv" MPTcpExtRcvPruned)
+	rt0=$(counter "$cns" MPTcpExtMPTCPRetrans) pr0=$(counter "$sns" MPTcpExtRcvPruned)
 	port=$((port + 1))
 	[[ $1 == mptcp ]] && args+=" -m"
-	in_ns "$rcv" "$RCVFIX_BIN/lowatstall" server $args -p $port -l "$2" \
+	in_ns "$sns" "$RCVFIX_BIN/lowatstall" server $args -p $port -l "$2" \
 		-b 32768 -R 8192 -w poll -t "$(scaled 20)" -T "$(scaled 60)" \
 		> "$out" 2>&1 &
 	wait_for "$out" listening 20
-	in_ns "$snd" timeout "$(scaled 70)" "$RCVFIX_BIN/lowatstall" client \
+	in_ns "$cns" timeout "$(scaled 70)" "$RCVFIX_BIN/lowatstall" client \
 		$args -p $port -T "$(scaled 60)" > /dev/null 2>&1
 	wait
 	s=$(grep '^result=' "$out")
 	rm -f "$out"
-	echo "# $1, mark $2: $s; MPTCP retransmissions $(($(counter "$snd" MPTcpExtMPTCPRetrans) - rt0)), pruned in sequence $(($(counter "$rcv" MPTcpExtRcvPruned) - pr0))" >&2
+	echo "# $1, mark $2: $s; MPTCP retransmissions $(($(counter "$cns" MPTcpExtMPTCPRetrans) - rt0)), pruned in sequence $(($(counter "$sns" MPTcpExtRcvPruned) - pr0))" >&2
 	[[ $(kv result "$s") == done ]] && kv seconds "$s" || echo x
 }
 
