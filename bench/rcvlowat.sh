@@ -46,6 +46,16 @@ done
 R[rcvlowat.state]=$(awk '$1 == "rcvlowat_wakeup" { print $2 }' /proc/net/rcvfix)
 
 port=42400
+wait_listening() {	# wait_listening FILE: wait up to 10 s for a reader's "listening" in FILE
+	for _ in $(seq 100); do grep -q listening "$1" && return; sleep 0.1; done
+}
+set_enable() {	# set_enable 0|1: net.rcvfix.enable in both namespaces
+	local ns
+	for ns in "$snd" "$rcv"; do
+		ip netns exec "$ns" sh -c "echo $1 > /proc/sys/net/rcvfix/enable" ||
+			die "cannot set net.rcvfix.enable=$1"
+	done
+}
 cell() {	# cell KEY PROTO_ARG MARK SEND_ARGS...
 	local key=$1 m=$2 mark=$3 out line
 	shift 3
@@ -54,7 +64,7 @@ cell() {	# cell KEY PROTO_ARG MARK SEND_ARGS...
 	# shellcheck disable=SC2086 # -m or nothing
 	ip netns exec "$rcv" "$lowat" recv $m -a 10.99.42.2 -p $port -l "$mark" \
 		-T 60 > "$out" 2>&1 &
-	for _ in $(seq 100); do grep -q listening "$out" && break; sleep 0.1; done
+	wait_listening "$out"
 	# shellcheck disable=SC2086
 	ip netns exec "$snd" "$lowat" send $m -a 10.99.42.2 -p $port -T 60 "$@" \
 		> /dev/null || die "$key: sender failed"
@@ -68,10 +78,7 @@ cell() {	# cell KEY PROTO_ARG MARK SEND_ARGS...
 
 echo "rcvfix bench, SO_RCVLOWAT wakeups on $(uname -r), $(date -u '+%Y-%m-%d %H:%M UTC'); rcvlowat_wakeup ${R[rcvlowat.state]}"
 for en in 0 1; do
-	for ns in "$snd" "$rcv"; do
-		ip netns exec "$ns" sh -c "echo $en > /proc/sys/net/rcvfix/enable" ||
-			die "cannot set net.rcvfix.enable=$en"
-	done
+	set_enable $en
 	for proto in tcp mptcp; do
 		m=; [[ $proto == mptcp ]] && m=-m
 		for mark in 0 524288; do
@@ -109,7 +116,7 @@ small() {	# small KEY PROTO_ARG MARK: R[rcvlowat.small.KEY] = seconds, or x
 	# shellcheck disable=SC2086 # -m or nothing
 	ip netns exec "$rcv" "$stall" server $m -a 10.99.42.2 -p $port -n $((4 * mib)) \
 		-l "$mark" -b 32768 -R 8192 -w poll -t 30 -T 60 > "$out" 2>&1 &
-	for _ in $(seq 100); do grep -q listening "$out" && break; sleep 0.1; done
+	wait_listening "$out"
 	# shellcheck disable=SC2086
 	ip netns exec "$snd" "$stall" client $m -a 10.99.42.2 -p $port -n $((4 * mib)) \
 		-T 60 > /dev/null 2>&1 || true
@@ -124,9 +131,7 @@ rate_ratio() {	# rate_ratio SECONDS_OF_A SECONDS_OF_B: A's rate / B's
 }
 if [[ -x $stall ]]; then
 	for en in 0 1; do
-		for ns in "$snd" "$rcv"; do
-			ip netns exec "$ns" sh -c "echo $en > /proc/sys/net/rcvfix/enable"
-		done
+		set_enable $en
 		small "mptcp.none.en$en" -m 0
 		small "mptcp.mark.en$en" -m 524288
 		small "tcp.mark.en$en" "" 524288
