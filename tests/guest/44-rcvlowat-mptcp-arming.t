@@ -41,10 +41,8 @@ echo "# rcvlowat_wakeup $lowat_word"
 	skip "rcvfix leaves MPTCP's SO_RCVLOWAT to this kernel ($lowat_word)"
 
 client_server lb 45	# $cns sends, $sns reads
-for ns in "$cns" "$sns"; do
-	ns_write /proc/sys/net/mptcp/enabled 1 "$ns"
-	rcvfix_enable 1 "$ns"
-done
+mptcp_client_server
+for ns in "$cns" "$sns"; do rcvfix_enable 1 "$ns"; done
 port=44400
 
 # bpf_cell STATE: one paced transfer whose reader runs in the cgroup with

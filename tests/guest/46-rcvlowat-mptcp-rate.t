@@ -22,12 +22,9 @@ TOTAL=$((4 * 1048576))
 
 rcvfix_unload
 rcvfix_load || { fail "load rcvfix"; done_testing; }
-"$RCVFIX_BIN/sockopt" -p mptcp get > /dev/null 2>&1 || skip "no MPTCP sockets"
 client_server rt 46	# $cns sends, $sns reads
-for ns in "$cns" "$sns"; do
-	ns_write /proc/sys/net/mptcp/enabled 1 "$ns"
-	rcvfix_enable 1 "$ns"
-done
+mptcp_client_server
+for ns in "$cns" "$sns"; do rcvfix_enable 1 "$ns"; done
 port=46400
 
 # counter NS NAME: NAME's value in NS's nstat (absolute), or 0.

@@ -101,15 +101,15 @@ client_server() {
 		skip "cannot create veth pair"
 }
 
-# mptcp_client_server TCP_RMEM: tcp_rmem TCP_RMEM and net.mptcp.enabled 1
-# in $cns and $sns (client_server); skips the script where the kernel has
-# no MPTCP sockets.
+# mptcp_client_server [TCP_RMEM]: net.mptcp.enabled 1 (and tcp_rmem
+# TCP_RMEM, if given) in $cns and $sns (client_server); skips the script
+# where the kernel has no MPTCP sockets.
 mptcp_client_server() {
 	local ns
 	in_ns "$sns" "$RCVFIX_BIN/sockopt" -p mptcp get > /dev/null 2>&1 ||
 		skip "no MPTCP sockets on this kernel"
 	for ns in "$cns" "$sns"; do
-		ns_write /proc/sys/net/ipv4/tcp_rmem "$1" "$ns"
+		[[ -z ${1:-} ]] || ns_write /proc/sys/net/ipv4/tcp_rmem "$1" "$ns"
 		ns_write /proc/sys/net/mptcp/enabled 1 "$ns"
 	done
 }
