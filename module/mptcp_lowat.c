@@ -96,6 +96,7 @@
 #include "mptcp_ready.h"
 #include "mptcp_recv.h"
 #include "mptcp_setlowat.h"
+#include "mptcp_window.h"
 
 enum rcvfix_mptcp_lowat_kind {
 	RCVFIX_MPTCP_LOWAT_UNKNOWN,	/* could not tell */
@@ -211,10 +212,12 @@ void rcvfix_mptcp_lowat_unavailable(const char *func, int err)
 void rcvfix_mptcp_lowat_hooked(const struct rcvfix_hook *data_ready,
 			       const struct rcvfix_hook *state_change,
 			       const struct rcvfix_hook *poll,
+			       const struct rcvfix_hook *release_cb,
 			       const struct rcvfix_hook *set_rcvlowat)
 {
 	rcvfix_mptcp_recv_hooked(data_ready, state_change, poll,
 				 rcvfix_def_readable);
+	rcvfix_mptcp_window_hooked(release_cb);
 	if (set_rcvlowat)
 		rcvfix_mptcp_setlowat_hooked(set_rcvlowat);
 	rcvfix_mptcp_lowat_fixing = true;

@@ -24,6 +24,7 @@ void rcvfix_mptcp_lowat_unavailable(const char *func, int err);
 void rcvfix_mptcp_lowat_hooked(const struct rcvfix_hook *data_ready,
 			       const struct rcvfix_hook *state_change,
 			       const struct rcvfix_hook *poll,
+			       const struct rcvfix_hook *release_cb,
 			       const struct rcvfix_hook *set_rcvlowat);
 const char *rcvfix_mptcp_lowat_state(void);
 

@@ -34,6 +34,14 @@ static u32 rcvfix_msk_allow_fallback, rcvfix_msk_allow_subflows;
 static u32 rcvfix_msk_bytes_received, rcvfix_msk_bytes_consumed;
 /* before: the first unread byte */
 static u32 rcvfix_msk_receive_queue, rcvfix_skb_map_seq;
+/*
+ * What the kernel's free space of an msk leaves out of its memory, where
+ * the field exists, else 0: the bytes on 7.x's backlog, counted as used;
+ * before, the memory a read freed and has not yet uncharged (rmem_released).
+ */
+static u32 rcvfix_msk_backlog_len, rcvfix_msk_rmem_released;
+/* 6.12+: the ratio mptcp_space() scales the msk's buffer by, or 0 */
+static u32 rcvfix_msk_scaling_ratio;
 
 /**
  * rcvfix_mptcp_ready_layout - where the fields the decision reads are
@@ -50,6 +58,15 @@ bool rcvfix_mptcp_ready_layout(void)
 		{ "mptcp_sock", "allow_subflows", sizeof(bool) },
 		{ "mptcp_sock", "bytes_received", sizeof(u64) },
 		{ "mptcp_sock", "bytes_consumed", sizeof(u64) },
+	};
+	struct rcvfix_btf_field backlog = {
+		"mptcp_sock", "backlog_len", sizeof(u32)
+	};
+	struct rcvfix_btf_field released = {
+		"mptcp_sock", "rmem_released", sizeof(int)
+	};
+	struct rcvfix_btf_field ratio = {
+		"mptcp_sock", "scaling_ratio", sizeof(u8)
 	};
 	struct rcvfix_btf_field queue[] = {
 		{ "mptcp_sock", "receive_queue", sizeof(struct sk_buff_head) },
@@ -79,6 +96,13 @@ bool rcvfix_mptcp_ready_layout(void)
 	rcvfix_msk_bytes_consumed = f[4].offset;
 	rcvfix_msk_receive_queue = queue[0].offset;
 	rcvfix_skb_map_seq = queue[1].offset;
+	/* optional: the free space's estimate (rcvfix_mptcp_window_reopened()) */
+	if (!rcvfix_btf_find_fields(&backlog, 1, why, sizeof(why)))
+		rcvfix_msk_backlog_len = backlog.offset;
+	if (!rcvfix_btf_find_fields(&released, 1, why, sizeof(why)))
+		rcvfix_msk_rmem_released = released.offset;
+	if (!rcvfix_btf_find_fields(&ratio, 1, why, sizeof(why)))
+		rcvfix_msk_scaling_ratio = ratio.offset;
 	return true;
 unsure:
 	pr_info("%s and rcvfix leaves it so: %s\n",
@@ -319,4 +343,130 @@ bool rcvfix_mptcp_ready_unlocked(struct sock *msk)
 		rcvfix_mptcp_ready_locked(msk, NULL, owned);
 	spin_unlock_bh(&msk->sk_lock.slock);
 	return ready;
+}
+
+/* A u32 or int field of @msk at @offset, or 0 where the kernel has none. */
+static int rcvfix_msk_int_or_zero(const struct sock *msk, u32 offset)
+{
+	return offset ? READ_ONCE(*(const int *)((const void *)msk + offset)) : 0;
+}
+
+/*
+ * The window @space bytes of @msk's buffer make, as mptcp_space() scales
+ * them: by the msk's own ratio (6.12+), else (6.1) by the namespace's
+ * tcp_adv_win_scale, the same for the msk as for its subflow @ssk.
+ */
+static int rcvfix_msk_win_from_space(const struct sock *msk,
+				     const struct sock *ssk, int space)
+{
+#ifdef RCVFIX_HAVE_TCP_WIN_FROM_SPACE_RATIO
+	if (rcvfix_msk_scaling_ratio)
+		return __tcp_win_from_space(READ_ONCE(*((const u8 *)msk +
+						rcvfix_msk_scaling_ratio)),
+					    space);
+#endif
+	return tcp_win_from_space(ssk, space);
+}
+
+/*
+ * The window __tcp_select_window() computes for the subflow @ssk of @msk
+ * now, from the msk's free space (mptcp_space(): its buffer less its
+ * memory, less 7.x's backlog, plus what a read freed and has not
+ * uncharged before, scaled as the msk's): below half the full window
+ * rounded down to the window scale, and 0 under a sixteenth of the
+ * buffer's window or a segment; at most rcv_ssthresh; aligned up to the
+ * scale. 0 where the kernel's window is not modelled: no window scaling
+ * (its rounding to the segment keeps the window last sent), and 6.12+'s
+ * ICSK_ACK_NOMEM (a zero window after a drop for memory). Under memory
+ * pressure the kernel lowers rcv_ssthresh first
+ * (tcp_adjust_rcv_ssthresh()): one estimate too high at most, and
+ * rcv_ssthresh read lower from then on.
+ */
+static int rcvfix_subflow_new_window(struct sock *msk, struct sock *ssk)
+{
+	const struct tcp_sock *tp = tcp_sk(ssk);
+	int rcvbuf = READ_ONCE(msk->sk_rcvbuf);
+	int mss = READ_ONCE(inet_csk(ssk)->icsk_ack.rcv_mss);
+	int clamp = READ_ONCE(tp->window_clamp);
+	u8 wscale = tp->rx_opt.rcv_wscale;	/* set at the handshake */
+	int free, allowed, full;
+
+	if (!wscale)
+		return 0;
+#ifdef RCVFIX_HAVE_ICSK_ACK_NOMEM
+	if (READ_ONCE(inet_csk(ssk)->icsk_ack.pending) & ICSK_ACK_NOMEM)
+		return 0;
+#endif
+	free = rcvfix_msk_win_from_space(msk, ssk, rcvbuf -
+			atomic_read(&msk->sk_rmem_alloc) -
+			rcvfix_msk_int_or_zero(msk, rcvfix_msk_backlog_len) +
+			rcvfix_msk_int_or_zero(msk, rcvfix_msk_rmem_released));
+	allowed = rcvfix_msk_win_from_space(msk, ssk, rcvbuf);
+	full = min(clamp, allowed);
+	if (mss > full)
+		mss = full;
+	if (mss <= 0 || free <= 0)
+		return 0;
+	if (free < (full >> 1)) {
+		free = round_down(free, 1 << wscale);
+		if (free < (allowed >> 4) || free < mss)
+			return 0;
+	}
+	free = min_t(int, free, READ_ONCE(tp->rcv_ssthresh));
+	return ALIGN(free, 1 << wscale);
+}
+
+/**
+ * rcvfix_mptcp_window_reopened - would TCP announce the window now?
+ * @msk: an MPTCP socket, owned by the caller
+ * @ssk: one of its subflows, locked by the caller (or read as a hint)
+ *
+ * After a read, TCP's tcp_cleanup_rbuf() sends an ACK when the window
+ * left to the peer is at most half the clamp and the window an ACK would
+ * offer is not 0 and at least twice that. The peer of an msk with MPTCP
+ * options sends against the data ack plus the window, and an ACK offers
+ * the subflow's new window from ack_seq, or keeps the edge already sent
+ * where that is further (mptcp_set_rwin(); the subflow's own window does
+ * not count: the DSS option zeroes it first). So both are measured from
+ * the msk's ack_seq: the window left is rcv_wnd_sent - ack_seq, 0 where
+ * data moved to the msk since the last ACK (7.x's backlog, which
+ * mptcp_release_cb() moves without one) reaches past it, and the window
+ * offered is rcvfix_subflow_new_window(). After a fallback the peer sends
+ * against the subflow's own TCP window: TCP's rule on the subflow.
+ *
+ * The peer takes the window of an ACK that acknowledges nothing new on
+ * the subflow only if it is larger than the one it holds
+ * (tcp_may_update_window()); a smaller one it ignores, keeps its old
+ * window and adds it to the new data ack (ack_update_msk()), sending past
+ * what was offered. So an ACK only where the subflow has unacknowledged
+ * bytes (rcv_nxt past rcv_wup) or the window offered exceeds the one last
+ * sent on it (its rcv_wnd): then the peer's edge is the one offered, and
+ * the next release finds that window sent (tcp_select_window() records
+ * it, rcv_wup at rcv_nxt), so the test holds again only once the reader
+ * has freed more. With tcp_shrink_window = 1 the kernel may offer less
+ * than estimated: no ACK from rcvfix.
+ */
+bool rcvfix_mptcp_window_reopened(struct sock *msk, struct sock *ssk)
+{
+	const struct tcp_sock *tp = tcp_sk(ssk);
+	s64 left, win;
+
+#ifdef RCVFIX_HAVE_TCP_SHRINK_WINDOW
+	if (READ_ONCE(sock_net(ssk)->ipv4.sysctl_tcp_shrink_window))
+		return false;
+#endif
+	if (rcvfix_msk_bool(msk, rcvfix_msk_allow_subflows))
+		left = max_t(s64, rcvfix_msk_u64(msk, rcvfix_msk_rcv_wnd_sent) -
+				  rcvfix_msk_u64(msk, rcvfix_msk_ack_seq), 0);
+	else	/* fallen back: TCP's own */
+		left = max_t(s32, READ_ONCE(tp->rcv_wup) +
+				  READ_ONCE(tp->rcv_wnd) -
+				  READ_ONCE(tp->rcv_nxt), 0);
+	if (2 * left > READ_ONCE(tp->window_clamp))
+		return false;
+	win = rcvfix_subflow_new_window(msk, ssk);
+	if (win <= 0 || win < 2 * left)
+		return false;
+	return READ_ONCE(tp->rcv_nxt) != READ_ONCE(tp->rcv_wup) ||
+	       win > READ_ONCE(tp->rcv_wnd);
 }

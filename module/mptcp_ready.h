@@ -17,5 +17,6 @@ bool rcvfix_mptcp_ready_locked(struct sock *msk, struct sock *ssk,
 			       bool owned_elsewhere);
 bool rcvfix_mptcp_ready_by_net(struct sock *msk, struct sock *ssk, bool walk);
 bool rcvfix_mptcp_ready_unlocked(struct sock *msk);
+bool rcvfix_mptcp_window_reopened(struct sock *msk, struct sock *ssk);
 
 #endif /* _RCVFIX_MPTCP_READY_H */

@@ -177,6 +177,8 @@ void rcvfix_netns_show(struct seq_file *m, const struct net *net)
 		   atomic_long_read(&rn->lowat_added));
 	seq_printf(m, RCVFIX_KEY_LOWAT_HELD " %ld\n",
 		   atomic_long_read(&rn->lowat_held));
+	seq_printf(m, RCVFIX_KEY_LOWAT_WINDOW " %ld\n",
+		   atomic_long_read(&rn->lowat_window));
 	for (path = 0; path < RCVFIX_PATH_NR; path++) {
 		const char *name = rcvfix_path_names[path];
 		long set = atomic_long_read(&rn->count[path][RCVFIX_LOCK_SET]);

@@ -33,6 +33,7 @@ struct rcvfix_net {
 	atomic_long_t count[RCVFIX_PATH_NR][RCVFIX_OUTCOME_NR];
 	atomic_long_t lowat_added;	/* MPTCP readers woken by rcvfix */
 	atomic_long_t lowat_held;	/* MPTCP wakeups held below the mark */
+	atomic_long_t lowat_window;	/* window updates sent after reads */
 };
 
 extern unsigned int rcvfix_net_id;
@@ -113,6 +114,15 @@ static inline void rcvfix_net_count_lowat(const struct net *net, bool held)
 
 	if (rn)
 		atomic_long_inc(held ? &rn->lowat_held : &rn->lowat_added);
+}
+
+/* A window update rcvfix sent after an MPTCP reader's read in @net. */
+static inline void rcvfix_net_count_window(const struct net *net)
+{
+	struct rcvfix_net *rn = rcvfix_net(net);
+
+	if (rn)
+		atomic_long_inc(&rn->lowat_window);
 }
 
 int rcvfix_netns_init(void);

@@ -51,6 +51,7 @@
 #define RCVFIX_KEY_ENABLE		"enable"
 #define RCVFIX_KEY_LOWAT_ADDED		"rcvlowat_wakeups_added"
 #define RCVFIX_KEY_LOWAT_HELD		"rcvlowat_wakeups_held"
+#define RCVFIX_KEY_LOWAT_WINDOW		"rcvlowat_window_updates"
 #define RCVFIX_KEY_SETS			"sets"
 #define RCVFIX_KEY_LOCKS_SET		"locks_set"
 #define RCVFIX_KEY_LOCKS_AVOIDED	"locks_avoided"
@@ -119,6 +120,8 @@ static const struct rcvfix_status_key rcvfix_status_keys[] = {
 	  "MPTCP SO_RCVLOWAT readers rcvfix woke where the kernel did not (TCP's rule)" },
 	{ RCVFIX_KEY_LOWAT_HELD, RCVFIX_SCOPE_NETNS, RCVFIX_TYPE_COUNTER,
 	  "MPTCP wakeups rcvfix held back below the SO_RCVLOWAT mark (kernels before 6.7)" },
+	{ RCVFIX_KEY_LOWAT_WINDOW, RCVFIX_SCOPE_NETNS, RCVFIX_TYPE_COUNTER,
+	  "window updates rcvfix sent after an MPTCP SO_RCVLOWAT reader's read (TCP's rule)" },
 	{ RCVFIX_KEY_SETS, RCVFIX_SCOPE_PATH, RCVFIX_TYPE_COUNTER,
 	  "SO_RCVBUF settings rcvfix applied in the namespace, by path" },
 	{ RCVFIX_KEY_LOCKS_SET, RCVFIX_SCOPE_PATH, RCVFIX_TYPE_COUNTER,

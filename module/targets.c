@@ -18,6 +18,7 @@
 #include "mptcp_recv.h"
 #include "mptcp_setlowat.h"
 #include "mptcp_sock.h"
+#include "mptcp_window.h"
 #include "rcvbuf.h"
 #include "status_keys.h"
 #include "targets.h"
@@ -54,9 +55,9 @@ static struct rcvfix_hook rcvfix_candidate_hooks[] = {
 	{ .name = RCVFIX_MPTCP_DATA_FIN, .entry = rcvfix_mptcp_datafin_entry,
 	  .optional = true },
 	/*
-	 * MPTCP's SO_RCVLOWAT rule as TCP's (mptcp_lowat.c): the first three
+	 * MPTCP's SO_RCVLOWAT rule as TCP's (mptcp_lowat.c): the first four
 	 * where the fix is on, on the receive path, so armed only once an
-	 * MPTCP socket has set a mark (arm.c: on demand); the fourth, where
+	 * MPTCP socket has set a mark (arm.c: on demand); the fifth, where
 	 * the kernel has its own rule (6.7+), to which rcvfix adds TCP's net.
 	 */
 	{ .name = RCVFIX_MPTCP_SUBFLOW_DATA_READY,
@@ -68,13 +69,17 @@ static struct rcvfix_hook rcvfix_candidate_hooks[] = {
 	{ .name = RCVFIX_MPTCP_POLL,
 	  .entry = rcvfix_mptcp_lowat_entry_poll, .optional = true,
 	  .on_demand = true },
+	{ .name = RCVFIX_MPTCP_RELEASE_CB,
+	  .entry = rcvfix_mptcp_window_entry_release_cb, .optional = true,
+	  .on_demand = true },
 	{ .name = RCVFIX_MPTCP_SET_RCVLOWAT,
 	  .entry = rcvfix_mptcp_lowat_entry_set_rcvlowat, .optional = true },
 };
 
 #define RCVFIX_HOOK_MPTCP_SYNC 0
 #define RCVFIX_HOOK_SET_RCVLOWAT (ARRAY_SIZE(rcvfix_candidate_hooks) - 1)
-#define RCVFIX_HOOK_POLL (RCVFIX_HOOK_SET_RCVLOWAT - 1)
+#define RCVFIX_HOOK_RELEASE_CB (RCVFIX_HOOK_SET_RCVLOWAT - 1)
+#define RCVFIX_HOOK_POLL (RCVFIX_HOOK_RELEASE_CB - 1)
 #define RCVFIX_HOOK_STATE_CHANGE (RCVFIX_HOOK_POLL - 1)
 #define RCVFIX_HOOK_DATA_READY (RCVFIX_HOOK_STATE_CHANGE - 1)
 #define RCVFIX_HOOK_DATA_FIN (RCVFIX_HOOK_DATA_READY - 1)
@@ -128,6 +133,7 @@ static bool rcvfix_targets_lowat(void)
 		&rcvfix_candidate_hooks[RCVFIX_HOOK_DATA_READY],
 		&rcvfix_candidate_hooks[RCVFIX_HOOK_STATE_CHANGE],
 		&rcvfix_candidate_hooks[RCVFIX_HOOK_POLL],
+		&rcvfix_candidate_hooks[RCVFIX_HOOK_RELEASE_CB],
 		&rcvfix_candidate_hooks[RCVFIX_HOOK_SET_RCVLOWAT],
 	};
 	unsigned int i, n = ARRAY_SIZE(lowat);
@@ -150,8 +156,8 @@ static bool rcvfix_targets_lowat(void)
 			return false;
 		}
 	}
-	rcvfix_mptcp_lowat_hooked(lowat[0], lowat[1], lowat[2],
-				  n > 3 ? lowat[3] : NULL);
+	rcvfix_mptcp_lowat_hooked(lowat[0], lowat[1], lowat[2], lowat[3],
+				  n > 4 ? lowat[4] : NULL);
 	rcvfix_part_rcvlowat_mptcp = "in-force";
 	return true;
 }
@@ -236,7 +242,8 @@ static bool rcvfix_targets_is_rcvbuf_mptcp(unsigned int i)
 static bool rcvfix_targets_is_lowat(unsigned int i)
 {
 	return i == RCVFIX_HOOK_DATA_READY || i == RCVFIX_HOOK_STATE_CHANGE ||
-	       i == RCVFIX_HOOK_POLL || i == RCVFIX_HOOK_SET_RCVLOWAT;
+	       i == RCVFIX_HOOK_POLL || i == RCVFIX_HOOK_RELEASE_CB ||
+	       i == RCVFIX_HOOK_SET_RCVLOWAT;
 }
 
 /* Resolves the hooks; arms nothing. */

@@ -110,8 +110,8 @@ if unshare -U -r true 2> /dev/null; then
 	wait $upid 2> /dev/null
 	# Container view: its own switch and counters, no host-wide keys.
 	check_eq "root of a child user namespace sees version, srcversion, switch, counters only" \
-		"version srcversion enable rcvlowat_wakeups_added rcvlowat_wakeups_held setsockopt.sets" \
-		"$(unshare -U -r -n awk '{ print $1 }' /proc/net/rcvfix | head -n 6 | tr '\n' ' ' | sed 's/ $//')"
+		"version srcversion enable rcvlowat_wakeups_added rcvlowat_wakeups_held rcvlowat_window_updates setsockopt.sets" \
+		"$(unshare -U -r -n awk '{ print $1 }' /proc/net/rcvfix | head -n 7 | tr '\n' ' ' | sed 's/ $//')"
 else
 	echo "# user namespaces unavailable: child user namespace cases not run"
 fi
@@ -309,7 +309,8 @@ done
 # 50): where MPTCP places it from subflow_state_change(); then the
 # subflows' sk_data_ready and sk_state_change (the receive path of the
 # SO_RCVLOWAT fix, wrapped there: mptcp_data_ready() is sealed on IBT
-# kernels) and mptcp_poll.
+# kernels), mptcp_poll and mptcp_release_cb (TCP's window update after
+# a read, issue 59).
 [[ -z $mptcp ]] || ! grep -qx subflow_state_change <<< "$traceable" ||
 	! grep -qx mptcp_update_rcv_data_fin <<< "$traceable" ||
 	want_targets+=",mptcp_update_rcv_data_fin"
@@ -317,9 +318,9 @@ done
 # where it adds TCP's net to the kernel's own rule (6.7+), a third.
 case $(rcvfix_status rcvlowat_wakeup) in
 *mptcp:rcvfix)
-	want_targets+=",subflow_data_ready,subflow_state_change,mptcp_poll" ;;
+	want_targets+=",subflow_data_ready,subflow_state_change,mptcp_poll,mptcp_release_cb" ;;
 *mptcp:native+rcvfix)
-	want_targets+=",subflow_data_ready,subflow_state_change,mptcp_poll,mptcp_set_rcvlowat" ;;
+	want_targets+=",subflow_data_ready,subflow_state_change,mptcp_poll,mptcp_release_cb,mptcp_set_rcvlowat" ;;
 esac
 echo "# strategy on $(uname -r): $(rcvfix_status strategy) ($(rcvfix_status targets))"
 check_eq "/proc/net/rcvfix: strategy for this kernel" "$want_strategy" \

@@ -72,7 +72,7 @@ for part in rcvbuf_mptcp mptcp_data_fin rcvlowat_mptcp; do
 done
 check "rcvfix calls some kernel function through a pointer" \
 	test "$calls" != none
-for f in subflow_data_ready subflow_state_change mptcp_poll; do
+for f in subflow_data_ready subflow_state_change mptcp_poll mptcp_release_cb; do
 	check "$f: hooked" grep -q ",$f," <<< ",$targets,"
 	check "$f: among the functions called through a pointer" \
 		grep -q ",$f:" <<< ",$calls"
@@ -108,7 +108,7 @@ lock_of() {
 }
 
 # 2. Each MPTCP hook refused.
-lowat_hooks="subflow_data_ready subflow_state_change mptcp_poll mptcp_set_rcvlowat"
+lowat_hooks="subflow_data_ready subflow_state_change mptcp_poll mptcp_release_cb mptcp_set_rcvlowat"
 for h in mptcp_update_rcv_data_fin mptcp_sol_socket_sync_intval $lowat_hooks; do
 	grep -q "\b$h\b" <<< "$targets" || continue
 	rcvfix_unload
