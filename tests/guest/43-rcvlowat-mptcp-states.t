@@ -217,13 +217,13 @@ PARK_MS=$(($(scaled 1) * 1000))
 REQ_CELLS=("stall, epoll" "stall, block" "parked, poll")
 declare -A W PS SHORT RES READY ADDED P
 
-# receive_hooks: yes when the subflows' sk_data_ready and sk_state_change
-# and mptcp_poll are all armed.
+# receive_hooks: yes when the subflows' sk_data_ready and sk_state_change,
+# mptcp_poll and mptcp_release_cb are all armed.
 receive_hooks() {
 	local n
-	n=$(grep -cE '^(subflow_data_ready|subflow_state_change|mptcp_poll)\b' \
+	n=$(grep -cE '^(subflow_data_ready|subflow_state_change|mptcp_poll|mptcp_release_cb)\b' \
 		/sys/kernel/tracing/enabled_functions 2> /dev/null)
-	((n == 3)) && echo yes || echo "no ($n)"
+	((n == 4)) && echo yes || echo "no ($n)"
 }
 targets=$(rcvfix_status targets)
 lazy=0
@@ -234,7 +234,7 @@ for en in 0 1; do
 	if ((en && lazy)); then
 		check_eq "enabled, no mark set yet: receive hooks not armed (/proc/net/rcvfix)" \
 			no "$(rcvfix_status receive_hooks_armed)"
-		check "enabled, no mark set yet: ftrace lists none of subflow_data_ready, subflow_state_change, mptcp_poll" \
+		check "enabled, no mark set yet: ftrace lists none of subflow_data_ready, subflow_state_change, mptcp_poll, mptcp_release_cb" \
 			test "$(receive_hooks)" = "no (0)"
 	fi
 	for state in $STATES; do

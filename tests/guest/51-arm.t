@@ -131,10 +131,10 @@ check_eq "enable after the livepatch is gone" "ret=1 errno=0" \
 check_eq "armed yes, 1 namespace" "yes 1" "$(state)"
 # every target of the strategy (2, or 3 where MPTCP's sync function exists)
 # Every target but MPTCP's receive path (subflow_data_ready,
-# subflow_state_change, mptcp_poll),
+# subflow_state_change, mptcp_poll, mptcp_release_cb),
 # armed on demand once an MPTCP socket sets SO_RCVLOWAT: none does here.
 ntargets=$(rcvfix_status targets | tr ',' '\n' |
-	grep -cvE '^(subflow_data_ready|subflow_state_change|mptcp_poll)$')
+	grep -cvE '^(subflow_data_ready|subflow_state_change|mptcp_poll|mptcp_release_cb)$')
 check_eq "MPTCP's receive-path hooks not armed (no mark set)" no \
 	"$(rcvfix_status receive_hooks_armed)"
 check_eq "every target function hooked" "$ntargets" "$(rcvfix_hooks)"
