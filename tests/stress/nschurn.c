@@ -31,6 +31,8 @@ static const char usage[] =
 "                   that the module goes through several load cycles\n"
 "  --cycle-ms MS    the module stays loaded MS/2..3MS/2 at a time, then\n"
 "                   unloaded up to MS/2 (1000)\n"
+"  --min-loads L    go on past N namespaces until the module has been\n"
+"                   loaded L times during the churn (0)\n"
 "  --time-wait      leave TIME_WAIT sockets behind (namespaces then live\n"
 "                   on for up to a minute after they are dropped)\n"
 "  --seed N, --timeout S (900)\n"
@@ -43,6 +45,8 @@ static const char usage[] =
 static atomic_int cur_default;
 static struct mod_state ms;
 static atomic_long created, target;
+/* set once the module has been loaded --min-loads times (or no --ko) */
+static atomic_int loads_enough;
 static uint64_t seed;
 static double t_start, rate = 10;
 static bool time_wait;
@@ -116,7 +120,7 @@ static void *worker_main(void *arg)
 	int n;
 
 	while ((n = (int)atomic_fetch_add(&created, 1)) <
-	       atomic_load(&target)) {
+	       atomic_load(&target) || !atomic_load(&loads_enough)) {
 		struct call_window w0, w;
 		int fd, v = (int)(rnd(&r) % 2), ret, val, lock, size;
 		char text[3] = { (char)('0' + v), '\n', 0 };
@@ -230,6 +234,7 @@ int main(int argc, char **argv)
 {
 	const char *ko = NULL;
 	int threads = 3, cycle = 1000, timeout = 900, i, ret, def = 0;
+	long min_loads = 0;
 	pthread_t th[64];
 	uint64_t r;
 	double t0;
@@ -256,6 +261,8 @@ int main(int argc, char **argv)
 			ko = v;
 		else if (!strcmp(o, "--namespaces"))
 			atomic_store(&target, parse_num(o, v, 1, 1000000));
+		else if (!strcmp(o, "--min-loads"))
+			min_loads = parse_num(o, v, 0, 1000);
 		else if (!strcmp(o, "--threads"))
 			threads = (int)parse_num(o, v, 1, 64);
 		else if (!strcmp(o, "--keep"))
@@ -276,13 +283,15 @@ int main(int argc, char **argv)
 	watchdog(timeout);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	r = seed | 1;
+	atomic_store(&loads_enough, !ko || min_loads == 0);
 
 	t0 = t_start = now_s();
 	for (i = 0; i < threads; i++)
 		if (pthread_create(&th[i], NULL, worker_main,
 				   (void *)(uintptr_t)i))
 			die(EXIT_SETUP, "pthread_create failed");
-	while (ko && atomic_load(&created) < atomic_load(&target)) {
+	while (ko && (atomic_load(&created) < atomic_load(&target) ||
+		      atomic_load(&st.loads) < min_loads)) {
 		def = (int)(rnd(&r) % 2);
 		snprintf(params, sizeof(params), "default_enable=%d", def);
 		state_begin(&ms);
@@ -294,7 +303,8 @@ int main(int argc, char **argv)
 		atomic_store(&ms.hooked, 1);
 		atomic_store(&ms.files, 1);
 		state_end(&ms);
-		atomic_fetch_add(&st.loads, 1);
+		if (atomic_fetch_add(&st.loads, 1) + 1 >= min_loads)
+			atomic_store(&loads_enough, 1);
 		sleep_ms(cycle / 2 + rnd(&r) % cycle);
 
 		state_begin(&ms);

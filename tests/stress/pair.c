@@ -9,7 +9,8 @@
 
 static const char usage[] =
 "usage: stress-pair [--iterations N] [--expect enabled|stock|either]\n"
-"                   [--burst B] [--seed N] [--timeout S]\n"
+"                   [--burst B] [--min-overlapped K] [--seed N]\n"
+"                   [--timeout S]\n"
 "Runs three races, N iterations each (2000), on fresh sockets of the\n"
 "calling thread's namespace; thread A sets the receive buffer while\n"
 "thread B sets another option of the same socket:\n"
@@ -21,7 +22,11 @@ static const char usage[] =
 "SO_NO_CHECK 1), rcvbuf is right and SOCK_RCVBUF_LOCK is what the rule\n"
 "says for --expect: enabled (rcvfix on here), stock, or either (the\n"
 "switch is being flipped meanwhile).\n"
+"With --min-overlapped K, a race whose calls met in fewer than K rounds goes\n"
+"on, up to 20 times N rounds, until they have (the virtual CPUs of an\n"
+"emulated guest rarely run at the same moment).\n"
 "Prints per race: race=NAME iterations=N overlapped=K failures=F\n"
+"(N the rounds run).\n"
 "Exit: 0 all right, 1 a lost or wrong update, 2 usage, 3 setup error.\n";
 
 enum expect { EXPECT_ENABLED, EXPECT_STOCK, EXPECT_EITHER };
@@ -121,7 +126,7 @@ int main(int argc, char **argv)
 		{ "rcvbuf-nocheck", SOCK_DGRAM, SO_RCVBUF, SO_NO_CHECK },
 	};
 	enum expect expect = EXPECT_ENABLED;
-	long iterations = 2000, i, overlapped, fails;
+	long iterations = 2000, min_overlapped = 0, i, overlapped, fails;
 	int timeout = 600, min_sndbuf, r, a;
 	uint64_t rs = (uint64_t)time(NULL) | 1;
 	struct rule_env env;
@@ -140,6 +145,8 @@ int main(int argc, char **argv)
 		a++;
 		if (!strcmp(o, "--iterations"))
 			iterations = parse_num(o, v, 1, 100000000);
+		else if (!strcmp(o, "--min-overlapped"))
+			min_overlapped = parse_num(o, v, 0, 1000000);
 		else if (!strcmp(o, "--burst"))
 			burst = (int)parse_num(o, v, 1, 10000);
 		else if (!strcmp(o, "--seed"))
@@ -176,7 +183,8 @@ int main(int argc, char **argv)
 		int vals[] = { h - 1000, h, h + 1, env.rmem_max + 5 };
 
 		overlapped = fails = 0;
-		for (i = 0; i < iterations; i++) {
+		for (i = 0; i < iterations ||
+		     (overlapped < min_overlapped && i < 20 * iterations); i++) {
 			int size, lock, want_lock, rcvbuf, other;
 			bool bad = false;
 
@@ -248,7 +256,7 @@ int main(int argc, char **argv)
 			close(cur_fd);
 		}
 		printf("race=%s iterations=%ld overlapped=%ld failures=%ld\n",
-		       races[k].name, iterations, overlapped, fails);
+		       races[k].name, i, overlapped, fails);
 		/* the next race restarts the generation count of B */
 		atomic_store(&quit, 1);
 		pthread_join(b, NULL);
