@@ -18,19 +18,7 @@ out=$(mktemp)
 on_exit "rm -f $out"
 dmesg_mark pair
 
-# run_pair LABEL EXPECT [OPTION...]: one stress-pair run in $ns, checked;
-# adds the rounds in which the two threads' calls overlapped to $overlaps.
-overlaps=0
-run_pair() {
-	local label=$1 expect=$2 n
-	shift 2
-	in_ns "$ns" "$RCVFIX_BIN/stress-pair" --iterations "$iter" \
-		--expect "$expect" "$@" > "$out" 2>&1
-	check "$label: no update lost in $iter rounds x 3 races" test $? -eq 0
-	sed 's/^/# /' "$out" | head -n 20
-	n=$(awk '$1 ~ /^race=/ { split($3, o, "="); s += o[2] } END { print s + 0 }' "$out")
-	overlaps=$((overlaps + n))
-}
+RACES="rcvbuf-sndbuf force-sndforce rcvbuf-nocheck"
 
 # race_field RACE KEY: a number of the last run's summary line of RACE
 race_field() {
@@ -39,6 +27,22 @@ race_field() {
 			split($i, kv, "=")
 			if (kv[1] == key) print kv[2]
 		} }' "$out"
+}
+
+# run_pair LABEL EXPECT [OPTION...]: one stress-pair run in $ns, checked;
+# adds the rounds in which the two threads' calls overlapped to $overlaps.
+overlaps=0
+run_pair() {
+	local label=$1 expect=$2 race n
+	shift 2
+	in_ns "$ns" "$RCVFIX_BIN/stress-pair" --iterations "$iter" \
+		--expect "$expect" "$@" > "$out" 2>&1
+	check "$label: no update lost in $iter rounds x 3 races" test $? -eq 0
+	sed 's/^/# /' "$out" | head -n 20
+	for race in $RACES; do
+		n=$(race_field "$race" overlapped)
+		overlaps=$((overlaps + ${n:-0}))
+	done
 }
 
 run_pair "rcvfix absent" stock
@@ -50,7 +54,7 @@ c0=$(rcvfix_counters setsockopt "$ns")
 # the same moment (0 to 5 of 400 rounds met in a race): with rcvfix on,
 # each race goes on until its calls have met at least once.
 run_pair "enabled" enabled --min-overlapped 1
-for race in rcvbuf-sndbuf force-sndforce rcvbuf-nocheck; do
+for race in $RACES; do
 	check "enabled: the two threads' calls met in race $race" \
 		test "$(race_field "$race" overlapped)" -gt 0
 done
