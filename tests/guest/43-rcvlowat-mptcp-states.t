@@ -160,15 +160,15 @@ lowat_cell() {
 }
 
 # stall_cell STATE WAIT STALL_S [DELAY_MS]: one request/response; sets S
-# and C to the server's and the client's result lines (the server checks
-# every byte of the request, the client the reply: no result line where one
-# differs, its message instead). With DELAY_MS the reader first sleeps that
+# and C to the server's and the client's result lines and exit statuses,
+# one line each (the server checks every byte of the request, the client
+# the reply: no result line where one differs, its message instead). With DELAY_MS the reader first sleeps that
 # long (lowatstall -D): the request arrives while nobody reads, and PARKED
 # is what the reader's TCP sockets (an MPTCP reader's subflows) held 300 ms
 # into that sleep, in bytes, socket by socket.
 stall_cell() {
 	local out=/tmp/rcvfix-stall43-$$ ra sa dst=10.99.43.2 snd=$snd rcv=$rcv
-	local cpid delay=() pfile=/tmp/rcvfix-parked43-$$ ppid=
+	local cpid spid st delay=() pfile=/tmp/rcvfix-parked43-$$ ppid=
 	ra=$(state_args "$1" r) sa=$(state_args "$1" s)
 	[[ $1 == mpc2 ]] && snd=$snd2 rcv=$rcv2 dst=10.99.44.2
 	port=$((port + 1))
@@ -184,20 +184,24 @@ stall_cell() {
 		[[ -z ${4:-} ]] || { parked_sample "$rcv" > "$pfile" & ppid=$!; }
 		S=$(in_ns "$rcv" "$RCVFIX_BIN/lowatstall" server $ra $args \
 			-a $dst -w "$2" "${delay[@]}" -t "$3" -T $(($3 + 30)) 2>&1 |
-			grep '^result=\|^lowatstall:')
+			grep '^result=\|^lowatstall:'; echo "exit=${PIPESTATUS[0]}")
 		wait $cpid
-		C=$(grep -v '^listening' "$out")
+		st=$?
+		C="$(grep -v '^listening' "$out") exit=$st"
 	else
 		in_ns "$rcv" "$RCVFIX_BIN/lowatstall" server $ra $args -a $dst \
 			-w "$2" "${delay[@]}" -t "$3" -T $(($3 + 30)) > "$out" 2>&1 &
+		spid=$!
 		wait_for "$out" listening 20
 		[[ -z ${4:-} ]] || { parked_sample "$rcv" > "$pfile" & ppid=$!; }
 		C=$(in_ns "$snd" timeout $(($3 + 30)) "$RCVFIX_BIN/lowatstall" \
-			client $sa $args -a $dst -T $(($3 + 30)) 2>&1)
-		wait
-		S=$(grep '^result=\|^lowatstall:' "$out")
+			client $sa $args -a $dst -T $(($3 + 30)) 2>&1; echo "exit=$?")
+		wait $spid
+		st=$?
+		S="$(grep '^result=\|^lowatstall:' "$out") exit=$st"
 	fi
 	wait
+	S=${S//$'\n'/ } C=${C//$'\n'/ }
 	[[ -z $ppid ]] || PARKED=$(cat "$pfile")
 	rm -f "$out" "$pfile"
 }
@@ -215,7 +219,7 @@ STALL_OK=$(scaled 5)
 PARK_MS=$(($(scaled 1) * 1000))
 # the request/response cells: kind, then how the reader waits
 REQ_CELLS=("stall, epoll" "stall, block" "parked, poll")
-declare -A W PS SHORT RES READY ADDED P
+declare -A W PS SHORT RES READY LINES ADDED P
 
 # receive_hooks: yes when the subflows' sk_data_ready and sk_state_change,
 # mptcp_poll and mptcp_release_cb are all armed.
@@ -296,6 +300,7 @@ for en in 0 1; do
 				queued="; queued on the reader's TCP sockets while it slept: $PARKED"
 			echo "# $cell: $S; client $C$queued"
 			RES[$cell]=$(kv result "$S") READY[$cell]=$(kv ready "$S")
+			LINES[$cell]="server: ${S:-nothing}; client: ${C:-nothing}"
 			if [[ ${RES[$cell]} == "done" ]]; then
 				check_eq "$cell: the client got the reply intact" \
 					"done" "$(kv result "$C")"
@@ -376,8 +381,13 @@ for state in $STATES; do
 	for kind in "${REQ_CELLS[@]}"; do
 		on="$state, $kind, enable=1"
 		if ((fixing)) || [[ $state == tcp ]]; then
-			check_eq "$on: done where TCP is (${RES[tcp, $kind, enable=1]})" \
-				done "${RES[$on]}"
+			if [[ ${RES[$on]} == done ]]; then
+				ok "$on: done where TCP is (${RES[tcp, $kind, enable=1]})"
+			else
+				fail "$on: done where TCP is (${RES[tcp, $kind, enable=1]})" \
+					"expected: done" "actual:   ${RES[$on]}" \
+					"${LINES[$on]}"
+			fi
 			[[ $kind == parked,* ]] || continue
 			# Woken by the sleep's end alone: what filled the
 			# buffer came while nobody read, so the socket must
@@ -399,8 +409,13 @@ for state in $STATES; do
 			# two subflows (make check-refused on 6.12 read its
 			# blocking cell stalled off and done on, then done off
 			# and stalled on)
-			check_eq "$on: done as stock's (rcvfix's part off)" \
-				done "${RES[$on]}"
+			if [[ ${RES[$on]} == done ]]; then
+				ok "$on: done as stock's (rcvfix's part off)"
+			else
+				fail "$on: done as stock's (rcvfix's part off)" \
+					"expected: done" "actual:   ${RES[$on]}" \
+					"${LINES[$on]}"
+			fi
 		else
 			echo "# $on: stock's ${RES[$state, $kind, enable=0]}, rcvfix's ${RES[$on]} (rcvfix's part off: nothing to hold it to)"
 		fi
