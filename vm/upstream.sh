@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # The fixes we send upstream (upstream/NAME/LINE/*.patch, git format-patch
 # series against Debian's LINE source), for mk/upstream.mk:
-#   upstream.sh check           each series applies (patch -p1 --dry-run) to
-#                               a fresh copy of its Debian source, and the
+#   upstream.sh check           each series applies (patch -p1) to a fresh
+#                               copy of its Debian source (after the series
+#                               its BASE file names, if any), and the
 #                               kernel's checkpatch.pl --strict passes on it
 #   upstream.sh build SRC       the MPTCP selftests' programs of a patched
 #                               source (SRC/tools/testing/selftests/net/mptcp,
@@ -43,7 +44,7 @@ src_tar() {	# src_tar LINE: Debian's source tarball of LINE
 }
 
 check() {
-	local dir line tar src p fails=0 series
+	local dir line tar src p fails=0 series base
 	for dir in "$series_root"/*/*/; do
 		series=()	# the patches, without the cover letter
 		for p in "$dir"[0-9]*.patch; do
@@ -57,6 +58,15 @@ check() {
 		src=$RCVFIX_BUILD/upstream-check/$line
 		rm -rf "$src" && mkdir -p "$src"
 		tar -xJf "$tar" -C "$src" --strip-components=1
+		# a series sent on top of another names it in BASE
+		if [[ -f ${dir}BASE ]]; then
+			base=$series_root/$(cat "${dir}BASE")
+			for p in "$base"/[0-9]*.patch; do
+				[[ $(basename "$p") == 0000-* ]] ||
+					patch -d "$src" -p1 --quiet --forward < "$p" ||
+					die "${p#"$series_root"/}, the base of ${dir#"$series_root"/}, does not apply"
+			done
+		fi
 		for p in "${series[@]}"; do
 			if patch -d "$src" -p1 --quiet --forward < "$p"; then
 				echo "ok - ${p#"$series_root"/} applies to $(basename "$tar")"
