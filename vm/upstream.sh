@@ -43,13 +43,19 @@ src_tar() {	# src_tar LINE: Debian's source tarball of LINE
 	esac
 }
 
+# series_patches DIR: the patches of the series in DIR, in order, without
+# its cover letter
+series_patches() {
+	local p
+	for p in "${1%/}"/[0-9]*.patch; do
+		[[ $(basename "$p") == 0000-* ]] || echo "$p"
+	done
+}
+
 check() {
 	local dir line tar src p fails=0 series base
 	for dir in "$series_root"/*/*/; do
-		series=()	# the patches, without the cover letter
-		for p in "$dir"[0-9]*.patch; do
-			[[ $(basename "$p") == 0000-* ]] || series+=("$p")
-		done
+		mapfile -t series < <(series_patches "$dir")
 		line=$(basename "$dir")
 		tar=$(src_tar "$line")
 		[[ $line != 7.3 ]] ||
@@ -61,9 +67,8 @@ check() {
 		# a series sent on top of another names it in BASE
 		if [[ -f ${dir}BASE ]]; then
 			base=$series_root/$(cat "${dir}BASE")
-			for p in "$base"/[0-9]*.patch; do
-				[[ $(basename "$p") == 0000-* ]] ||
-					patch -d "$src" -p1 --quiet --forward < "$p" ||
+			for p in $(series_patches "$base"); do
+				patch -d "$src" -p1 --quiet --forward < "$p" ||
 					die "${p#"$series_root"/}, the base of ${dir#"$series_root"/}, does not apply"
 			done
 		fi

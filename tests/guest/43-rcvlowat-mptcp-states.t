@@ -162,8 +162,9 @@ lowat_cell() {
 # stall_cell STATE WAIT STALL_S [DELAY_MS]: one request/response; sets S
 # and C to the server's and the client's result lines and exit statuses,
 # one line each (the server checks every byte of the request, the client
-# the reply: no result line where one differs, its message instead). With DELAY_MS the reader first sleeps that
-# long (lowatstall -D): the request arrives while nobody reads, and PARKED
+# the reply: no result line where one differs, its message instead). With
+# DELAY_MS the reader first sleeps that long (lowatstall -D): the request
+# arrives while nobody reads, and PARKED
 # is what the reader's TCP sockets (an MPTCP reader's subflows) held 300 ms
 # into that sleep, in bytes, socket by socket.
 stall_cell() {
@@ -220,6 +221,16 @@ PARK_MS=$(($(scaled 1) * 1000))
 # the request/response cells: kind, then how the reader waits
 REQ_CELLS=("stall, epoll" "stall, block" "parked, poll")
 declare -A W PS SHORT RES READY LINES ADDED P
+
+# check_done CELL DESC: CELL's request/response completed; if not, the
+# failure says what both ends printed and how they exited.
+check_done() {
+	if [[ ${RES[$1]} == done ]]; then
+		ok "$2"
+	else
+		fail "$2" "expected: done" "actual:   ${RES[$1]}" "${LINES[$1]}"
+	fi
+}
 
 # receive_hooks: yes when the subflows' sk_data_ready and sk_state_change,
 # mptcp_poll and mptcp_release_cb are all armed.
@@ -381,13 +392,8 @@ for state in $STATES; do
 	for kind in "${REQ_CELLS[@]}"; do
 		on="$state, $kind, enable=1"
 		if ((fixing)) || [[ $state == tcp ]]; then
-			if [[ ${RES[$on]} == done ]]; then
-				ok "$on: done where TCP is (${RES[tcp, $kind, enable=1]})"
-			else
-				fail "$on: done where TCP is (${RES[tcp, $kind, enable=1]})" \
-					"expected: done" "actual:   ${RES[$on]}" \
-					"${LINES[$on]}"
-			fi
+			check_done "$on" \
+				"$on: done where TCP is (${RES[tcp, $kind, enable=1]})"
 			[[ $kind == parked,* ]] || continue
 			# Woken by the sleep's end alone: what filled the
 			# buffer came while nobody read, so the socket must
@@ -409,13 +415,7 @@ for state in $STATES; do
 			# two subflows (make check-refused on 6.12 read its
 			# blocking cell stalled off and done on, then done off
 			# and stalled on)
-			if [[ ${RES[$on]} == done ]]; then
-				ok "$on: done as stock's (rcvfix's part off)"
-			else
-				fail "$on: done as stock's (rcvfix's part off)" \
-					"expected: done" "actual:   ${RES[$on]}" \
-					"${LINES[$on]}"
-			fi
+			check_done "$on" "$on: done as stock's (rcvfix's part off)"
 		else
 			echo "# $on: stock's ${RES[$state, $kind, enable=0]}, rcvfix's ${RES[$on]} (rcvfix's part off: nothing to hold it to)"
 		fi
