@@ -7,7 +7,8 @@
  * kernel lines. Debian's kernels carry their own type information
  * (CONFIG_DEBUG_INFO_BTF) in /sys/kernel/btf/vmlinux: this file reads it
  * once, walks its type section and answers where a named member of a named
- * struct is, checking that the member is what the caller expects (the
+ * struct is (also inside its anonymous members, as struct_group() makes
+ * them), checking that the member is what the caller expects (the
  * size of its type, no bit field). Nothing is guessed: a struct that is
  * missing or named twice, a member that is missing or of another size, a
  * type kind this code does not know, or a malformed file is an error, with
@@ -148,10 +149,11 @@ bad:
 }
 
 /*
- * The size of type @id, following typedefs and qualifiers; 0 where it has
- * none this code can tell (void, functions, forward declarations).
+ * The type @id names, following typedefs and qualifiers; NULL for void
+ * and for a chain too long or out of range.
  */
-static u32 rcvfix_btf_type_size(const struct rcvfix_btf *btf, u32 id)
+static const struct btf_type *rcvfix_btf_resolve(const struct rcvfix_btf *btf,
+						 u32 id)
 {
 	unsigned int depth;
 
@@ -159,15 +161,6 @@ static u32 rcvfix_btf_type_size(const struct rcvfix_btf *btf, u32 id)
 		const struct btf_type *t = btf->by_id[id];
 
 		switch (BTF_INFO_KIND(t->info)) {
-		case BTF_KIND_INT:
-		case BTF_KIND_STRUCT:
-		case BTF_KIND_UNION:
-		case BTF_KIND_ENUM:
-		case RCVFIX_BTF_KIND_ENUM64:
-		case RCVFIX_BTF_KIND_FLOAT:
-			return t->size;
-		case BTF_KIND_PTR:
-			return sizeof(void *);
 		case BTF_KIND_TYPEDEF:
 		case BTF_KIND_VOLATILE:
 		case BTF_KIND_CONST:
@@ -176,10 +169,35 @@ static u32 rcvfix_btf_type_size(const struct rcvfix_btf *btf, u32 id)
 			id = t->type;
 			continue;
 		default:
-			return 0;
+			return t;
 		}
 	}
-	return 0;
+	return NULL;
+}
+
+/*
+ * The size of type @id, following typedefs and qualifiers; 0 where it has
+ * none this code can tell (void, functions, forward declarations).
+ */
+static u32 rcvfix_btf_type_size(const struct rcvfix_btf *btf, u32 id)
+{
+	const struct btf_type *t = rcvfix_btf_resolve(btf, id);
+
+	if (!t)
+		return 0;
+	switch (BTF_INFO_KIND(t->info)) {
+	case BTF_KIND_INT:
+	case BTF_KIND_STRUCT:
+	case BTF_KIND_UNION:
+	case BTF_KIND_ENUM:
+	case RCVFIX_BTF_KIND_ENUM64:
+	case RCVFIX_BTF_KIND_FLOAT:
+		return t->size;
+	case BTF_KIND_PTR:
+		return sizeof(void *);
+	default:
+		return 0;
+	}
 }
 
 /* The one struct named @name; NULL (with @why) if none or several. */
@@ -211,47 +229,101 @@ static const struct btf_type *rcvfix_btf_struct(const struct rcvfix_btf *btf,
 	return found;
 }
 
+/*
+ * The struct or union type @id names, following typedefs and qualifiers;
+ * NULL where it is neither.
+ */
+static const struct btf_type *rcvfix_btf_aggregate(const struct rcvfix_btf *btf,
+						   u32 id)
+{
+	const struct btf_type *t = rcvfix_btf_resolve(btf, id);
+
+	if (t && (BTF_INFO_KIND(t->info) == BTF_KIND_STRUCT ||
+		  BTF_INFO_KIND(t->info) == BTF_KIND_UNION))
+		return t;
+	return NULL;
+}
+
+/*
+ * The member @name of the struct or union @t, searched in its anonymous
+ * members too (struct_group() puts fields in an anonymous union of two
+ * anonymous structs), depth first in member order: C gives a name to one
+ * member of a struct and its anonymous members, so the order cannot
+ * matter. Its bit offset from @t's start in @bits, whether it is a bit
+ * field in @bitfield. NULL if none within @depth levels.
+ */
+static const struct btf_member *rcvfix_btf_member(const struct rcvfix_btf *btf,
+						  const struct btf_type *t,
+						  const char *name,
+						  unsigned int depth,
+						  u32 *bits, bool *bitfield)
+{
+	const struct btf_member *m = (const struct btf_member *)(t + 1);
+	const struct btf_member *found;
+	const struct btf_type *inner;
+	u32 i, vlen = BTF_INFO_VLEN(t->info);
+	u32 off;
+	const char *n;
+
+	for (i = 0; i < vlen; i++, m++) {
+		off = BTF_INFO_KFLAG(t->info) ?
+			BTF_MEMBER_BIT_OFFSET(m->offset) : m->offset;
+		n = rcvfix_btf_name(btf, m->name_off);
+		if (n && *n) {
+			if (strcmp(n, name))
+				continue;
+			*bits = off;
+			*bitfield = BTF_INFO_KFLAG(t->info) &&
+				    BTF_MEMBER_BITFIELD_SIZE(m->offset);
+			return m;
+		}
+		inner = rcvfix_btf_aggregate(btf, m->type);
+		if (!inner || !depth)
+			continue;
+		found = rcvfix_btf_member(btf, inner, name, depth - 1, bits,
+					  bitfield);
+		if (found) {
+			*bits += off;
+			return found;
+		}
+	}
+	return NULL;
+}
+
 static int rcvfix_btf_field(const struct rcvfix_btf *btf,
 			    struct rcvfix_btf_field *f, char *why, size_t len)
 {
 	const struct btf_type *t = rcvfix_btf_struct(btf, f->type, why, len);
 	const struct btf_member *m;
-	u32 i, vlen, bits, size;
+	bool bitfield;
+	u32 bits, size;
 
 	if (!t)
 		return -ENOENT;
-	m = (const struct btf_member *)(t + 1);
-	vlen = BTF_INFO_VLEN(t->info);
-	for (i = 0; i < vlen; i++, m++) {
-		const char *n = rcvfix_btf_name(btf, m->name_off);
-
-		if (!n || strcmp(n, f->member))
-			continue;
-		bits = BTF_INFO_KFLAG(t->info) ?
-			BTF_MEMBER_BIT_OFFSET(m->offset) : m->offset;
-		size = rcvfix_btf_type_size(btf, m->type);
-		if ((BTF_INFO_KFLAG(t->info) &&
-		     BTF_MEMBER_BITFIELD_SIZE(m->offset)) || bits % 8) {
-			snprintf(why, len, "%s.%s is a bit field", f->type,
-				 f->member);
-			return -EINVAL;
-		}
-		if (size != f->size) {
-			snprintf(why, len, "%s.%s is %u bytes, not %u", f->type,
-				 f->member, size, f->size);
-			return -EINVAL;
-		}
-		if (bits / 8 + size > t->size) {
-			snprintf(why, len, "%s.%s lies outside its struct",
-				 f->type, f->member);
-			return -EINVAL;
-		}
-		f->offset = bits / 8;
-		f->type_size = t->size;
-		return 0;
+	m = rcvfix_btf_member(btf, t, f->member, 4, &bits, &bitfield);
+	if (!m) {
+		snprintf(why, len, "struct %s has no member %s", f->type,
+			 f->member);
+		return -ENOENT;
 	}
-	snprintf(why, len, "struct %s has no member %s", f->type, f->member);
-	return -ENOENT;
+	size = rcvfix_btf_type_size(btf, m->type);
+	if (bitfield || bits % 8) {
+		snprintf(why, len, "%s.%s is a bit field", f->type, f->member);
+		return -EINVAL;
+	}
+	if (size != f->size) {
+		snprintf(why, len, "%s.%s is %u bytes, not %u", f->type,
+			 f->member, size, f->size);
+		return -EINVAL;
+	}
+	if (bits / 8 + size > t->size) {
+		snprintf(why, len, "%s.%s lies outside its struct",
+			 f->type, f->member);
+		return -EINVAL;
+	}
+	f->offset = bits / 8;
+	f->type_size = t->size;
+	return 0;
 }
 
 /* file_open_root() takes a struct path since 5.12; before, its parts. */

@@ -42,6 +42,11 @@ static u32 rcvfix_msk_receive_queue, rcvfix_skb_map_seq;
 static u32 rcvfix_msk_backlog_len, rcvfix_msk_rmem_released;
 /* 6.12+: the ratio mptcp_space() scales the msk's buffer by, or 0 */
 static u32 rcvfix_msk_scaling_ratio;
+/*
+ * where a subflow keeps the edge its last data ack announced (0 before
+ * its first), or 0 where BTF does not say: then no ACK for an equal window
+ */
+static u32 rcvfix_subflow_rcv_wnd_sent;
 
 /**
  * rcvfix_mptcp_ready_layout - where the fields the decision reads are
@@ -67,6 +72,9 @@ bool rcvfix_mptcp_ready_layout(void)
 	};
 	struct rcvfix_btf_field ratio = {
 		"mptcp_sock", "scaling_ratio", sizeof(u8)
+	};
+	struct rcvfix_btf_field edge = {
+		"mptcp_subflow_context", "rcv_wnd_sent", sizeof(u64)
 	};
 	struct rcvfix_btf_field queue[] = {
 		{ "mptcp_sock", "receive_queue", sizeof(struct sk_buff_head) },
@@ -103,6 +111,11 @@ bool rcvfix_mptcp_ready_layout(void)
 		rcvfix_msk_rmem_released = released.offset;
 	if (!rcvfix_btf_find_fields(&ratio, 1, why, sizeof(why)))
 		rcvfix_msk_scaling_ratio = ratio.offset;
+	if (!rcvfix_btf_find_fields(&edge, 1, why, sizeof(why)))
+		rcvfix_subflow_rcv_wnd_sent = edge.offset;
+	else
+		pr_info("no window update after a read where the window equals the one last sent: %s\n",
+			why);
 	return true;
 unsure:
 	pr_info("%s and rcvfix leaves it so: %s\n",
@@ -416,6 +429,22 @@ static int rcvfix_subflow_new_window(struct sock *msk, struct sock *ssk)
 	return ALIGN(free, 1 << wscale);
 }
 
+/*
+ * Has the subflow @ssk sent a data ack (mptcp_subflow_context.rcv_wnd_sent:
+ * the edge mptcp_set_rwin() records when it sends one, and rwin_update()
+ * when another subflow's moved it, both under the subflow's lock; 0 before)?
+ * The ACKs of an MP_CAPABLE or MP_JOIN handshake carry none and record no
+ * edge: one sent for an equal window would be sent again at every release.
+ */
+static bool rcvfix_subflow_sent_data_ack(const struct sock *ssk)
+{
+	const void *ctx = (__force const void *)inet_csk(ssk)->icsk_ulp_data;
+
+	return rcvfix_subflow_rcv_wnd_sent &&
+	       READ_ONCE(*(const u64 *)((const char *)ctx +
+					rcvfix_subflow_rcv_wnd_sent));
+}
+
 /**
  * rcvfix_mptcp_window_reopened - would TCP announce the window now?
  * @msk: an MPTCP socket, owned by the caller
@@ -439,15 +468,19 @@ static int rcvfix_subflow_new_window(struct sock *msk, struct sock *ssk)
  * (tcp_may_update_window()); a smaller one it ignores, keeps its old
  * window and adds it to the new data ack (ack_update_msk()), sending past
  * what was offered. So an ACK only where the subflow has unacknowledged
- * bytes (rcv_nxt past rcv_wup) or the window offered exceeds the one last
- * sent on it (its rcv_wnd): then the peer's edge is the one offered, and
- * the next release finds that window sent (tcp_select_window() records
- * it, rcv_wup at rcv_nxt), so the test holds again only once the reader
- * has freed more. With tcp_shrink_window = 1 the kernel may offer less
- * than estimated: no ACK from rcvfix.
+ * bytes (rcv_nxt past rcv_wup), or the window offered exceeds the one
+ * last sent on it (its rcv_wnd, which the peer holds unless it ignored a
+ * smaller one since), or equals it on a subflow whose ACKs carry a data
+ * ack (rcvfix_subflow_sent_data_ack()): the peer holds that window
+ * already, so its edge becomes the one offered. The ACK records the edge
+ * (mptcp_set_rwin()), so the window left is then at least the window
+ * offered, and TCP's test holds again only once the reader has freed more.
+ * With tcp_shrink_window = 1 the kernel may offer less than estimated: no
+ * ACK from rcvfix.
  */
 bool rcvfix_mptcp_window_reopened(struct sock *msk, struct sock *ssk)
 {
+	bool joinable = rcvfix_msk_bool(msk, rcvfix_msk_allow_subflows);
 	const struct tcp_sock *tp = tcp_sk(ssk);
 	s64 left, win;
 
@@ -455,7 +488,7 @@ bool rcvfix_mptcp_window_reopened(struct sock *msk, struct sock *ssk)
 	if (READ_ONCE(sock_net(ssk)->ipv4.sysctl_tcp_shrink_window))
 		return false;
 #endif
-	if (rcvfix_msk_bool(msk, rcvfix_msk_allow_subflows))
+	if (joinable)
 		left = max_t(s64, rcvfix_msk_u64(msk, rcvfix_msk_rcv_wnd_sent) -
 				  rcvfix_msk_u64(msk, rcvfix_msk_ack_seq), 0);
 	else	/* fallen back: TCP's own */
@@ -467,6 +500,9 @@ bool rcvfix_mptcp_window_reopened(struct sock *msk, struct sock *ssk)
 	win = rcvfix_subflow_new_window(msk, ssk);
 	if (win <= 0 || win < 2 * left)
 		return false;
-	return READ_ONCE(tp->rcv_nxt) != READ_ONCE(tp->rcv_wup) ||
-	       win > READ_ONCE(tp->rcv_wnd);
+	if (READ_ONCE(tp->rcv_nxt) != READ_ONCE(tp->rcv_wup) ||
+	    win > READ_ONCE(tp->rcv_wnd))
+		return true;
+	return joinable && win == READ_ONCE(tp->rcv_wnd) &&
+	       rcvfix_subflow_sent_data_ack(ssk);
 }

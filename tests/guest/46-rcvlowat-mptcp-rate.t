@@ -9,16 +9,18 @@
 # On 7.x the kernel sends no window update after a read that empties a
 # full buffer: rcvfix wakes the reader when the socket's own window is
 # closed and sends TCP's window update after its reads (counted per run:
-# rcvlowat_window_updates). What is left is the kernel's: after its
-# backlog moves data into the socket, the window it can offer is often
-# smaller than the one the peer holds, which the peer takes only with new
-# data acknowledged; so it waits for its MPTCP retransmission timer
-# (about 200 ms). Shown per run: those retransmissions, data dropped in
-# sequence (RcvPruned). This test fails on 7.x until the kernel's part is
-# done (issues 59, 62; docs/kernels.md). Judged where the kernel has its
-# own MPTCP mark (6.7+); before, recorded.
-# A cell under the bound is measured twice more and judged by its best
-# run (a busy host slows one emulated transfer 2 to 4 times).
+# rcvlowat_window_updates). What rcvfix cannot mend is 7.x's in-sequence
+# drop: once its memory passes its buffer (small segments, each with a
+# large truesize, moved in from the backlog) the socket drops data TCP
+# would collapse (MPTcpExtRcvPruned), and the peer resends it only when its
+# MPTCP retransmission timer fires (about 200 ms: 4 MiB takes 0.05 s
+# without). So each marked run may have at most twice as many MPTCP-level
+# retransmissions as the kernel's in-sequence drops, plus one (7.3.4: most
+# runs 1 for 1; a first run after others 11 for 8 and 11 for 10, its first
+# window overrun; a missed window update costs 12-16 per run with 0-1
+# drops), and the ratio is taken from the fastest run without such a drop,
+# of up to six (a busy host slows one emulated transfer 2 to 4 times).
+# Judged where the kernel has its own MPTCP mark (6.7+); before, recorded.
 source "$RCVFIX_REPO/tests/guest/lib.sh"
 need "$RCVFIX_KO" "$RCVFIX_BIN/lowatstall"
 
@@ -36,13 +38,12 @@ counter() {
 	in_ns "$1" nstat -a -s -z 2> /dev/null | awk -v k="$2" '$1 == k { print $2; f = 1 } END { if (!f) print 0 }'
 }
 
-# run PROTO MARK: one 4 MiB transfer; prints the reader's seconds (or "x").
-# Shown beside it: the sender's MPTCP-level retransmissions, and the data
-# the reader's MPTCP socket dropped in sequence (RcvPruned: 7.x drops what
-# its memory cannot take, recovered by that retransmission timer alone).
+# run PROTO MARK: one 4 MiB transfer; prints "SECONDS RETRANS PRUNED":
+# the reader's seconds (or "x"), the sender's MPTCP-level retransmissions
+# and the data the reader's MPTCP socket dropped in sequence (RcvPruned).
 run() {
 	local out=/tmp/rcvfix-rate46-$$ args="-a 10.99.46.2 -n $TOTAL" s
-	local rt0 pr0 wu0
+	local rt0 pr0 wu0 rt pr
 	rt0=$(counter "$cns" MPTcpExtMPTCPRetrans) pr0=$(counter "$sns" MPTcpExtRcvPruned)
 	wu0=$(rcvfix_status rcvlowat_window_updates "$sns")
 	port=$((port + 1))
@@ -56,31 +57,48 @@ run() {
 	wait
 	s=$(grep '^result=' "$out")
 	rm -f "$out"
-	echo "# $1, mark $2: $s; MPTCP retransmissions $(($(counter "$cns" MPTcpExtMPTCPRetrans) - rt0)), pruned in sequence $(($(counter "$sns" MPTcpExtRcvPruned) - pr0)), window updates $(($(rcvfix_status rcvlowat_window_updates "$sns") - wu0))" >&2
-	[[ $(kv result "$s") == done ]] && kv seconds "$s" || echo x
+	rt=$(($(counter "$cns" MPTcpExtMPTCPRetrans) - rt0))
+	pr=$(($(counter "$sns" MPTcpExtRcvPruned) - pr0))
+	echo "# $1, mark $2: $s; MPTCP retransmissions $rt, pruned in sequence $pr, window updates $(($(rcvfix_status rcvlowat_window_updates "$sns") - wu0))" >&2
+	if [[ $(kv result "$s") == done ]]; then
+		echo "$(kv seconds "$s") $rt $pr"
+	else
+		echo "x $rt $pr"
+	fi
 }
 
 # ratio A B: B / A (A's rate over B's for the same bytes), 2 decimals.
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (a > 0) ? b / a : 0 }'; }
+# faster A B: is A (seconds) below B (or B "x")?
+faster() { [[ $2 == x ]] || awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b) }'; }
 
 updates() { rcvfix_status rcvlowat_window_updates "$sns"; }
 u0=$(updates)
-none=$(run mptcp 0)
-tcp=$(run tcp 524288)
+read -r none _ <<< "$(run mptcp 0)"
+read -r tcp _ <<< "$(run tcp 524288)"
 check_eq "no window update from rcvfix for a reader without a mark, nor for TCP" \
 	"$u0" "$(updates)"
 u0=$(updates)
-best=x
-for try in 1 2 3; do
-	t=$(run mptcp 524288)
+best=x clean=x stalled=0 dropped=0
+for try in 1 2 3 4 5 6; do
+	read -r t rt pr <<< "$(run mptcp 524288)"
+	((rt > 2 * pr + 1)) && stalled=$((stalled + 1))
 	[[ $t == x ]] && continue
-	[[ $best == x ]] || awk -v t="$t" -v b="$best" 'BEGIN { exit !(t < b) }' ||
+	faster "$t" "$best" && best=$t
+	if ((pr > 0)); then
+		dropped=$((dropped + 1))
 		continue
-	best=$t
-	[[ $none != x ]] && awk -v r="$(ratio "$best" "$none")" 'BEGIN { exit !(r >= 0.5) }' &&
+	fi
+	faster "$t" "$clean" && clean=$t
+	[[ $none != x ]] && awk -v r="$(ratio "$clean" "$none")" 'BEGIN { exit !(r >= 0.5) }' &&
 		break
 done
-echo "# seconds for 4 MiB: MPTCP no mark $none, MPTCP mark $best (best of $try), TCP mark $tcp"
+echo "# seconds for 4 MiB: MPTCP no mark $none, MPTCP mark $best (best of $try; of the runs without an in-sequence drop: $clean; runs with one: $dropped), TCP mark $tcp"
+# The equal window's test reads a subflow field BTF must find (6.1+).
+if [[ $(uname -r) =~ ^([0-9]+)\. ]] && ((BASH_REMATCH[1] >= 6)); then
+	check_not "rcvfix found where a subflow keeps its last data ack's edge (no 'equals the one last sent' in dmesg)" \
+		sh -c "dmesg | grep 'window equals the one last sent'"
+fi
 # 7.x sends no window update after such a read (docs/kernels.md): rcvfix does.
 if [[ $(uname -r) =~ ^([0-9]+)\. ]] && ((BASH_REMATCH[1] >= 7)); then
 	check "rcvfix sent window updates to the marked MPTCP reader ($(($(updates) - u0)))" \
@@ -88,19 +106,24 @@ if [[ $(uname -r) =~ ^([0-9]+)\. ]] && ((BASH_REMATCH[1] >= 7)); then
 fi
 check_not "the unmarked MPTCP reader read it all" test "$none" = x
 check_not "the marked MPTCP reader read it all" test "$best" = x
+check_eq "no marked run with more MPTCP-level retransmissions than twice its in-sequence drops plus one (runs with more)" \
+	0 "$stalled"
 if [[ $none != x && $best != x ]]; then
-	r=$(ratio "$best" "$none")
-	echo "# marked/unmarked rate: $r (TCP marked/MPTCP unmarked: $(ratio "$tcp" "$none"))"
-	if [[ $(rcvfix_status rcvlowat_wakeup) == *mptcp:native+rcvfix* ]]; then
-		check "the marked MPTCP reader reads at least half as fast as the unmarked one ($r)" \
-			awk -v r="$r" 'BEGIN { exit !(r >= 0.5) }'
-	else
+	echo "# marked/unmarked rate: best $(ratio "$best" "$none"), without an in-sequence drop $([[ $clean == x ]] && echo none || ratio "$clean" "$none") (TCP marked/MPTCP unmarked: $(ratio "$tcp" "$none"))"
+	name="the marked MPTCP reader reads at least half as fast as the unmarked one"
+	if [[ $(rcvfix_status rcvlowat_wakeup) != *mptcp:native+rcvfix* ]]; then
 		# Before 6.7 MPTCP has no mark of its own: rcvfix's is the
 		# whole rule, and this reader's rate against one that does
 		# not ask is recorded, not judged (6.1.0-57: marked 0.27-0.39
 		# s in every boot, unmarked 0.12-0.13 s in some, 0.39-0.40 s
 		# in others; issue 59's closing note).
 		echo "# before 6.7 (no MPTCP mark in the kernel): ratio recorded, not judged"
+	elif [[ $clean == x ]]; then
+		ok "$name # SKIP each of $try runs met the kernel's in-sequence drop (7.x: docs/kernels.md)"
+	else
+		r=$(ratio "$clean" "$none")
+		check "$name ($r, a run without an in-sequence drop)" \
+			awk -v r="$r" 'BEGIN { exit !(r >= 0.5) }'
 	fi
 fi
 
