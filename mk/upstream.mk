@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The kernel fixes we send upstream (upstream/NAME/LINE/, git format-patch
-# series against Debian's LINE source; docs/kernels.md):
+# series against Debian's LINE source; docs/mptcp-kernel.md):
 #   upstream-check   each series applies to Debian's 6.12 (linux-source-6.12)
 #                    and 7.3 (linux-source-7.3 in the newest chroot) source
 #                    and passes checkpatch --strict (vm/upstream.sh check)

@@ -145,7 +145,7 @@ mptcp_retrans() {
 }
 
 # window_cells MODE: 4 MiB into a 64 KiB locked buffer whose mark (32 KiB)
-# it can hold, three times, over MPTCP: docs/kernels.md's open report
+# it can hold, three times, over MPTCP: docs/mptcp-kernel.md's open report
 # (7.3.4 waits for the sender's MPTCP retransmit timer, 26-39 times a
 # transfer, where 6.12.118 needs none). Recorded, judged only on
 # completing: no patch of the series is about it (issue 62's second
