@@ -100,7 +100,7 @@ if ((major >= 6)); then
 	check_not "rcvfix found where a subflow keeps its last data ack's edge (no 'equals the one last sent' in dmesg)" \
 		sh -c "dmesg | grep 'window equals the one last sent'"
 fi
-# 7.x sends no window update after such a read (docs/kernels.md): rcvfix does.
+# 7.x sends no window update after such a read (docs/mptcp-kernel.md): rcvfix does.
 if ((major >= 7)); then
 	check "rcvfix sent window updates to the marked MPTCP reader ($(($(updates) - u0)))" \
 		test "$(updates)" -gt "$u0"
@@ -120,7 +120,7 @@ if [[ $none != x && $best != x ]]; then
 		# in others; issue 59's closing note).
 		echo "# before 6.7 (no MPTCP mark in the kernel): ratio recorded, not judged"
 	elif [[ $clean == x ]]; then
-		ok "$name # SKIP each of $try runs met the kernel's in-sequence drop (7.x: docs/kernels.md)"
+		ok "$name # SKIP each of $try runs met the kernel's in-sequence drop (7.x: docs/mptcp-kernel.md)"
 	else
 		r=$(ratio "$clean" "$none")
 		check "$name ($r, a run without an in-sequence drop)" \
