@@ -110,8 +110,9 @@ echo
 # TCP with the mark, each ratio from one boot: the median of
 # RCVFIX_BENCH_SMALL_ROUNDS rounds (5), the three readers side by side in
 # each round. Beside them, the sender's MPTCP-level retransmissions and the
-# data the reader's socket dropped in sequence (MPTcpExtRcvPruned), summed
-# over the rounds: each such drop costs a retransmission timer.
+# skbs the reader's socket dropped over its buffer (MPTcpExtRcvPruned: the
+# kernel's in-sequence drop and the out-of-order skbs behind it), summed
+# over the rounds: each in-sequence drop costs a retransmission timer.
 stall=$bin/lowatstall
 rounds=${RCVFIX_BENCH_SMALL_ROUNDS:-5}
 counter() {	# counter NS NAME: NAME's absolute value in NS's nstat, or 0
@@ -164,7 +165,7 @@ if [[ -x $stall ]]; then
 		R[rcvlowat.small.mark_vs_tcp.en$en]=$(rate_ratio "${R[rcvlowat.small.mptcp.mark.en$en.seconds]}" "${R[rcvlowat.small.tcp.mark.en$en.seconds]}")
 	done
 	echo "== small buffer (64 KB locked after accept), 8 KB reads, 4 MB: median seconds of $rounds rounds"
-	echo "   (x: one not done in 60 s); MPTCP-level retransmissions / in-sequence drops, summed"
+	echo "   (x: one not done in 60 s); MPTCP-level retransmissions / drops over the buffer, summed"
 	printf '%-22s %16s %16s\n' reader "enable 0" "enable 1"
 	for k in mptcp.none mptcp.mark tcp.mark; do
 		printf '%-22s %16s %16s\n' "$k" \

@@ -7,7 +7,7 @@
  * the window last announced, and a subflow's own tcp_cleanup_rbuf() with
  * the subflow's window, which may reach past the msk's: a marked reader's
  * peer then waits for its MPTCP retransmission timer, about 200 ms, round
- * after round (docs/kernels.md). rcvfix wraps mptcp_release_cb(), which
+ * after round (docs/mptcp-kernel.md). rcvfix wraps mptcp_release_cb(), which
  * ends every release of the msk by its owner: the end of a read, and a
  * blocking read before it sleeps. After the kernel's callback, each
  * subflow for which TCP's rule holds (rcvfix_mptcp_window_reopened(),

@@ -25,7 +25,9 @@
 #   RCVFIX_KERNEL_PATCHES=DIR: the same build of Debian's source with
 #   DIR/*.patch applied (patch -p1, in order) and without the detectors, in
 #   build/upstream-LINE/, release suffix -rcvfix-upstream: a kernel with a
-#   fix we send upstream (mk/upstream.mk, upstream/).
+#   fix we send upstream (mk/upstream.mk, upstream/NAME/LINE/). A series
+#   sent on top of another names it in DIR/BASE (NAME/LINE, under the same
+#   upstream/): that one is applied first, and its own BASE before it.
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -64,8 +66,28 @@ if [[ $line == 7.3 ]]; then
 	modlist=$HARNESS/debug-modules-6.12.txt
 	pkgs=("${pkgs[@]:2}")
 fi
+
+# series_dirs DIR: the series in DIR and those it is sent on top of (each
+# DIR/BASE names one, relative to upstream/), the first to apply first,
+# into series[].
+series=()
+series_dirs() {
+	local dir=$1
+	series=()
+	while :; do
+		series=("$dir" "${series[@]}")
+		[[ -f $dir/BASE ]] || return 0
+		((${#series[@]} < 8)) || die "$1: its BASE files go 8 deep (a loop?)"
+		[[ $(< "$dir/BASE") =~ ^[A-Za-z0-9._-]+/$line$ &&
+			-d $dir/../../$(< "$dir/BASE") ]] ||
+			die "$dir/BASE: '$(< "$dir/BASE")' is not a series of line $line (NAME/$line beside NAME of $dir)"
+		dir=$(realpath "$dir/../../$(< "$dir/BASE")")
+	done
+}
+
 if [[ -n $patches ]]; then
 	patches=$(realpath "$patches")
+	series_dirs "$patches"
 	localversion=-rcvfix-upstream
 	top=$RCVFIX_BUILD/upstream-$line
 fi
@@ -73,8 +95,12 @@ fi
 # src_id: what the unpacked source is: the package's version, and the
 # patches applied to it.
 src_id() {
+	local dir
 	pkg_version "linux-source-$line"
-	[[ -z $patches ]] || cat "$patches"/*.patch | sha256sum | cut -d' ' -f1
+	for dir in "${series[@]}"; do
+		echo "${dir#"$RCVFIX_REPO"/}"
+		cat "$dir"/*.patch | sha256sum | cut -d' ' -f1
+	done
 }
 
 # pkg_version PKG: its installed version, on the host or in the chroot.
@@ -165,12 +191,14 @@ unpack() {
 	msg "debug kernel $line: unpacking $src_tar"
 	tar -xJf "$src_tar" -C "$top/src.new" --strip-components=1
 	if [[ -n $patches ]]; then
-		local p
-		for p in "$patches"/[0-9]*.patch; do
-			[[ $(basename "$p") == 0000-* ]] && continue
-			msg "kernel $line: applying $(basename "$p")"
-			patch -d "$top/src.new" -p1 --quiet --forward < "$p" ||
-				die "$p does not apply to $src_tar"
+		local dir p
+		for dir in "${series[@]}"; do
+			for p in "$dir"/[0-9]*.patch; do
+				[[ $(basename "$p") == 0000-* ]] && continue
+				msg "kernel $line: applying ${p#"$RCVFIX_REPO"/}"
+				patch -d "$top/src.new" -p1 --quiet --forward < "$p" ||
+					die "$p does not apply to $src_tar"
+			done
 		done
 	fi
 	if [[ -f $top/src/Makefile ]]; then
@@ -207,7 +235,10 @@ build() {
 }
 
 write_kernel_env() {	# write_kernel_env KVER
-	local k=$1 real
+	local k=$1 real dir applied=
+	for dir in "${series[@]}"; do
+		applied+="${applied:+ then }${dir#"$RCVFIX_REPO"/}/*.patch"
+	done
 	mkdir -p "$RCVFIX_BUILD/$k"
 	# The guest mounts the host's / under its own root, where an absolute
 	# link (build/debug-LINE on another disk) leads nowhere: real paths.
@@ -235,7 +266,7 @@ write_kernel_env() {	# write_kernel_env KVER
 	[[ -e $real/root/lib/modules/$k/source ]] ||
 		ln -s "$real/src" "$real/root/lib/modules/$k/source"
 	echo "built from linux-source-$line $(pkg_version "linux-source-$line")" \
-		"${patches:+with $patches/*.patch applied, }${detectors[*]:+with the bug detectors, }in ${top#"$RCVFIX_BUILD"/}" \
+		"${applied:+with $applied applied, }${detectors[*]:+with the bug detectors, }in ${top#"$RCVFIX_BUILD"/}" \
 		> "$RCVFIX_BUILD/$k/origin"
 }
 
