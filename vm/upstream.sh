@@ -93,15 +93,23 @@ top() {
 	echo "${tops[0]}"
 }
 
-# chain LINE: the series LINE's kernel carries, their names, base first
-chain() {
-	local dir names=()
-	dir=$(top "$1") || exit 1
+# series_chain DIR: the series under DIR (by BASE files) and DIR itself,
+# one directory a line, the deepest first: the order they apply in
+series_chain() {
+	local dir=${1%/} dirs=()
 	while [[ -n $dir ]]; do
-		((${#names[@]} < 8)) || die "line $1: its BASE files make a loop"
-		names=("$(basename "$(dirname "$dir")")" "${names[@]}")
+		((${#dirs[@]} < 8)) || die "$1: its BASE files go 8 deep (a loop?)"
+		dirs=("$dir" "${dirs[@]}")
 		dir=$(series_base "$dir") || exit 1
 	done
+	printf '%s\n' "${dirs[@]}"
+}
+
+# chain LINE: the series LINE's kernel carries, their names, base first
+chain() {
+	local dir names=() dirs
+	dirs=$(top "$1") && dirs=$(series_chain "$dirs") || exit 1
+	for dir in $dirs; do names+=("$(basename "$(dirname "$dir")")"); done
 	echo "${names[@]}"
 }
 
@@ -118,15 +126,9 @@ check() {
 		rm -rf "$src" && mkdir -p "$src"
 		tar -xJf "$tar" -C "$src" --strip-components=1
 		# a series sent on top of others names them in BASE files:
-		# those first, the deepest first
-		bases=()
-		base=$(series_base "$dir") || exit 1
-		while [[ -n $base ]]; do
-			((${#bases[@]} < 8)) || die "${dir}BASE: the BASE files make a loop"
-			bases=("$base" "${bases[@]}")
-			base=$(series_base "$base") || exit 1
-		done
-		for base in "${bases[@]}"; do
+		# those first, the deepest first (the chain's last is DIR)
+		bases=$(series_chain "$dir") || exit 1
+		for base in $(sed '$d' <<< "$bases"); do
 			for p in $(series_patches "$base"); do
 				patch -d "$src" -p1 --quiet --forward < "$p" ||
 					die "${p#"$series_root"/}, under ${dir#"$series_root"/}, does not apply"
