@@ -391,6 +391,9 @@ kernel_selftests() {
 		(cd "$work/net/mptcp" && timeout -k 10 1800 "./$p" "${args[@]}") \
 			> "$work/$p.log" 2>&1 < /dev/null || rc=$?
 		tail -n 40 "$work/$p.log" | sed 's/^/# /'
+		# why a subtest failed (the tail keeps only the TAP summary of
+		# a long script): each [FAIL] line and the title before it
+		grep -a -B1 '\[FAIL\]' "$work/$p.log" | sed 's/^/# failed: /' || true
 		echo "#R $mode $p EXIT $rc"
 		results "$work/$p.log" | sed "s/^/#R $mode $p /"
 	done
