@@ -67,27 +67,18 @@ if [[ $line == 7.3 ]]; then
 	pkgs=("${pkgs[@]:2}")
 fi
 
-# series_dirs DIR: the series in DIR and those it is sent on top of (each
-# DIR/BASE names one, relative to upstream/), the first to apply first,
-# into series[].
+# series[]: the series in $patches and those it is sent on top of (each
+# DIR/BASE names one: vm/upstream.sh walks them), the first to apply first.
 series=()
-series_dirs() {
-	local dir=$1
-	series=()
-	while :; do
-		series=("$dir" "${series[@]}")
-		[[ -f $dir/BASE ]] || return 0
-		((${#series[@]} < 8)) || die "$1: its BASE files go 8 deep (a loop?)"
-		[[ $(< "$dir/BASE") =~ ^[A-Za-z0-9._-]+/$line$ &&
-			-d $dir/../../$(< "$dir/BASE") ]] ||
-			die "$dir/BASE: '$(< "$dir/BASE")' is not a series of line $line (NAME/$line beside NAME of $dir)"
-		dir=$(realpath "$dir/../../$(< "$dir/BASE")")
-	done
-}
-
 if [[ -n $patches ]]; then
 	patches=$(realpath "$patches")
-	series_dirs "$patches"
+	chain=$("$HARNESS/upstream.sh" chain-of "$patches") ||
+		die "$patches: its BASE files do not lead to series of line $line"
+	mapfile -t series <<< "$chain"
+	for dir in "${series[@]}"; do
+		[[ $(basename "$dir") == "$line" ]] ||
+			die "$dir is not a series of line $line (upstream/NAME/$line)"
+	done
 	localversion=-rcvfix-upstream
 	top=$RCVFIX_BUILD/upstream-$line
 fi

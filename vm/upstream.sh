@@ -9,6 +9,9 @@
 #   upstream.sh top LINE        the series to build LINE's kernel with: the
 #                               one of upstream/*/LINE/ that no other names
 #                               as its BASE (the others go under it)
+#   upstream.sh chain-of DIR    the series DIR is sent on top of (by BASE
+#                               files) and DIR, one a line, in the order they
+#                               apply (for vm/debug-kernel.sh)
 #   upstream.sh build SRC       the MPTCP selftests' programs of a patched
 #                               source (SRC/tools/testing/selftests/net/mptcp,
 #                               the series' mptcp_rcvlowat among them), and
@@ -44,7 +47,7 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 export LC_ALL=C
 series_root=$RCVFIX_REPO/upstream
-usage() { die "usage: upstream.sh check | top LINE | build SRC | boot MODE KVER SRC LOG [STEP...] | guest MODE SRC [STEP...] | compare LINE STOCK PATCHED"; }
+usage() { die "usage: upstream.sh check | top LINE | chain-of DIR | build SRC | boot MODE KVER SRC LOG [STEP...] | guest MODE SRC [STEP...] | compare LINE STOCK PATCHED"; }
 
 src_tar() {	# src_tar LINE: Debian's source tarball of LINE
 	case $1 in
@@ -518,6 +521,7 @@ summary() {	# summary LOG...: the results of every log, one line
 	boot) [[ $# -ge 5 ]] || usage; shift; boot "$@" ;;
 	guest) [[ $# -ge 3 ]] || usage; shift; guest "$@" ;;
 	top) [[ $# -eq 2 ]] || usage; top "$2" ;;
+	chain-of) [[ $# -eq 2 ]] || usage; series_chain "$2" ;;
 	compare) [[ $# -eq 4 ]] || usage; compare "$2" "$3" "$4" ;;
 	summary) shift; summary "$@" ;;
 	*) usage ;;
