@@ -376,6 +376,33 @@ series_selftest() {
 	return "$fails"
 }
 
+# fail_context LOG: each [FAIL] line of a selftest's LOG, the lines before
+# it back to the last status (its title, a program's error; at most 3)
+# and after it up to the next status (the counters a script prints on
+# failure; at most 30)
+fail_context() {
+	awk 'function status(s) { return s ~ /\[ *OK *\]|\[SKIP\]|\[FAIL\]/ }
+	{
+		if (n > 0 && status($0) && !/\[FAIL\]/)
+			n = 0
+		if (n > 0 && !/\[FAIL\]/) {
+			print
+			n--
+			last = NR
+		}
+		if (/\[FAIL\]/) {
+			for (i = 1; i <= 3 && NR - i > last && !status(h[(NR - i) % 4]); i++)
+				;
+			for (i--; i >= 1; i--)
+				print h[(NR - i) % 4]
+			print
+			n = 30
+			last = NR
+		}
+		h[NR % 4] = $0
+	}' "$1"
+}
+
 # kernel_selftests MODE SRC: the kernel's own scripts from a copy of SRC's
 # net/ selftests on tmpfs; each subtest printed as "#R MODE SCRIPT STATUS
 # NAME" for compare, the log's tail as comments.
@@ -395,8 +422,8 @@ kernel_selftests() {
 			> "$work/$p.log" 2>&1 < /dev/null || rc=$?
 		tail -n 40 "$work/$p.log" | sed 's/^/# /'
 		# why a subtest failed (the tail keeps only the TAP summary of
-		# a long script): each [FAIL] line and the title before it
-		grep -a -B1 '\[FAIL\]' "$work/$p.log" | sed 's/^/# failed: /' || true
+		# a long script)
+		fail_context "$work/$p.log" | sed 's/^/# failed: /'
 		echo "#R $mode $p EXIT $rc"
 		results "$work/$p.log" | sed "s/^/#R $mode $p /"
 	done
