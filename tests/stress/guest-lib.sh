@@ -56,34 +56,71 @@ check_log_clean() {
 	fi
 }
 
+# slab_shrink_cache DIR: flush the per-CPU slabs of the cache in
+# /sys/kernel/slab/DIR through its shrink file, which stays open for the
+# rest of the test (file descriptor in slab_shrink_fd). Opening a sysfs
+# file allocates a kernfs_open_node, and closing it frees that through
+# kfree_rcu(), up to seconds later: right after shrinking all 300 caches
+# of a 6.12 guest by opening each, kmalloc-96 held 300 objects more than a
+# second later (seen with slub_debug=U: kernfs_fop_open), and a CI run
+# failed test 83 on kmalloc-96 +163. Held open, a shrink allocates none.
+declare -gA slab_shrink_fd=()
+slab_shrink_cache() {
+	local f=/sys/kernel/slab/$1/shrink fd=${slab_shrink_fd[$1]:-}
+
+	[[ -n $fd ]] && echo 1 1>&"$fd" 2> /dev/null && return 0
+	# first use, or the cache was destroyed (and maybe made again) since
+	[[ -z $fd ]] || exec {fd}>&-
+	unset "slab_shrink_fd[$1]"
+	{ exec {fd}> "$f"; } 2> /dev/null || return 0
+	slab_shrink_fd[$1]=$fd
+	echo 1 1>&"$fd" 2> /dev/null
+	return 0
+}
+
 # slab_shrink: drain kfree_rcu() batches and drop unused dentries and
 # inodes (drop_caches 2 runs every slab shrinker), then flush per-CPU
 # slabs, so that /proc/slabinfo counts what is really in use.
 slab_shrink() {
 	local f
 	echo 2 > /proc/sys/vm/drop_caches
-	for f in /sys/kernel/slab/*/shrink; do echo 1 > "$f"; done 2> /dev/null
+	for f in /sys/kernel/slab/*; do slab_shrink_cache "${f##*/}"; done
 	return 0
 }
 
 # slab_min FILE REGEX: the caches whose names match REGEX are shrunk and
-# read twice more, and FILE keeps the smallest count of each.
+# read five times more, and FILE keeps the smallest count of each.
 # /proc/slabinfo counts every free object of a slab on a per-CPU list as
-# active, and those lists refill as soon as the shrink has emptied them: on
-# an idle 6.12 guest, eight snapshots in a row read kmalloc-192 at 399, 420
-# and 441 (whole slabs of 21); a CI run failed test 83 on 172 kmalloc-192
-# objects more after a churn than before it. That error only ever adds.
+# active, and those lists refill as soon as the shrink has emptied them
+# (an allocation takes a whole slab, a free in a full slab puts it on the
+# list): on an idle 6.12 guest, eight snapshots in a row read kmalloc-192 at
+# 399, 420 and 441 (whole slabs of 21); CI runs failed test 83 on 172
+# kmalloc-192 objects more after a churn than before it, and 6.1 read
+# kmalloc-64 127 to 246 objects high in 3 of 6 churns (0 to 4 in 4 churns
+# booted with slub_debug=U, whose caches keep no per-CPU slabs). That error
+# only ever adds. So each round reads right after its shrink, with builtins
+# only: no process made between them allocates (and frees) on the way.
 slab_min() {
-	local f i
-	for ((i = 0; i < 2; i++)); do
-		for f in /sys/kernel/slab/*; do
-			[[ ${f##*/} =~ $2 ]] && echo 1 > "$f/shrink"
-		done 2> /dev/null
-		awk -v re="$2" 'NR == FNR { n[FNR] = $1; c[$1] = $2; s[$1] = $3; next }
-			FNR > 2 && $1 ~ re && $1 in c && $2 < c[$1] { c[$1] = $2 }
-			END { for (i = 1; i in n; i++) print n[i], c[n[i]], s[n[i]] }' \
-			"$1" /proc/slabinfo > "$1.min" && mv "$1.min" "$1"
+	local -A low=()
+	local -a names=()
+	local f i name active rest
+
+	for f in /sys/kernel/slab/*; do
+		[[ ! ${f##*/} =~ $2 ]] || names+=("${f##*/}")
 	done
+	for ((i = 0; i < 5; i++)); do
+		for name in "${names[@]}"; do slab_shrink_cache "$name"; done
+		while read -r name active rest; do
+			[[ $name =~ $2 && $active =~ ^[0-9]+$ ]] || continue
+			[[ -n ${low[$name]:-} ]] && ((low[$name] <= active)) ||
+				low[$name]=$active
+		done < /proc/slabinfo
+	done
+	while read -r name active rest; do
+		[[ -n ${low[$name]:-} ]] && ((low[$name] < active)) &&
+			active=${low[$name]}
+		echo "$name $active $rest"
+	done < "$1" > "$1.min" && mv "$1.min" "$1"
 }
 
 # slab_snapshot FILE [REGEX]: "cache active_objs object_size" of every
@@ -100,6 +137,38 @@ slab_growth() {
 	awk 'NR == FNR { b[$1] = $2; next }
 	     { d = $2 - b[$1]; if (d > 0) print $1, d, d * $3 }' "$1" "$2" |
 		sort -k3,3nr
+}
+
+# slab_callers FILE REGEX: "cache objects caller<-its-caller" of
+# the caches matching REGEX whose allocations the kernel records (booted
+# with slub_debug=U for them, e.g. RCVFIX_APPEND='slub_debug=U,kmalloc-96';
+# the records are in debugfs since 5.16). FILE is empty when none is.
+slab_callers() {
+	local d f
+	: > "$1"
+	d=/sys/kernel/debug/slab
+	[[ -d $d ]] || mount -t debugfs none /sys/kernel/debug 2> /dev/null
+	for f in "$d"/*/alloc_traces; do
+		[[ -r $f && $(basename "${f%/*}") =~ $2 ]] || continue
+		awk -v c="$(basename "${f%/*}")" '
+		function fn(s) { sub(/\+.*/, "", s); return s }
+		function flush() { if (k != "") n[k] += cnt; k = "" }
+		$1 ~ /^[0-9]+$/ && NF > 1 { flush(); cnt = $1; k = top = fn($2); next }
+		NF == 1 && k == top && fn($1) != top &&
+		    fn($1) !~ /^_*(kmalloc|kmem_cache|kzalloc|kvmalloc|kmemdup|slab)/ {
+			k = k "<-" fn($1)
+		}
+		NF == 0 { flush() }
+		END { flush(); for (s in n) print c, n[s], s }' "$f" >> "$1"
+	done
+}
+
+# slab_callers_growth BEFORE AFTER: "cache objects caller" of every caller
+# that holds more objects in AFTER than in BEFORE, most first.
+slab_callers_growth() {
+	awk 'NR == FNR { b[$1 " " $3] = $2; next }
+	     { d = $2 - b[$1 " " $3]; if (d > 0) print $1, d, $3 }' "$1" "$2" |
+		sort -k2,2nr
 }
 
 # slab_total FILE: bytes in all slab objects of a snapshot.
