@@ -144,13 +144,14 @@ slab_growth() {
 # with slub_debug=U for them, e.g. RCVFIX_APPEND='slub_debug=U,kmalloc-96';
 # the records are in debugfs since 5.16). FILE is empty when none is.
 slab_callers() {
-	local d f
+	local c d f
 	: > "$1"
 	d=/sys/kernel/debug/slab
 	[[ -d $d ]] || mount -t debugfs none /sys/kernel/debug 2> /dev/null
 	for f in "$d"/*/alloc_traces; do
-		[[ -r $f && $(basename "${f%/*}") =~ $2 ]] || continue
-		awk -v c="$(basename "${f%/*}")" '
+		c=${f%/alloc_traces} c=${c##*/}
+		[[ -r $f && $c =~ $2 ]] || continue
+		awk -v c="$c" '
 		function fn(s) { sub(/\+.*/, "", s); return s }
 		function flush() { if (k != "") n[k] += cnt; k = "" }
 		$1 ~ /^[0-9]+$/ && NF > 1 { flush(); cnt = $1; k = top = fn($2); next }
